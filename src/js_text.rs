@@ -1,0 +1,199 @@
+//! JavaScript's view of text, for host-contract §2's exactness rules.
+//!
+//! Every length the host contract speaks of is a JavaScript string length (UTF-16 code
+//! units), and tool-call arguments are measured as `JSON.stringify(arguments).length`.
+//! This module computes both without a JavaScript engine:
+//! - [`utf16_len`]: code units of a Rust string;
+//! - [`json_stringify_len`]: the length `JSON.stringify` would give for a JSON value,
+//!   numbers printed as ECMAScript `Number.prototype.toString` does;
+//! - [`js_number_to_string`]: that number formatting itself.
+//!
+//! Lone surrogates: a JavaScript string with an unpaired surrogate (`"\ud800"`) reaches
+//! Rust with that unit replaced by U+FFFD (one code unit), so text lengths stay exact,
+//! but inside tool-call arguments `JSON.stringify` would print it as a 6-character
+//! escape where we count 1: the estimate is then 5 characters short per lone surrogate.
+//! Such strings also come back from the library with U+FFFD in place of the surrogate.
+//! This is the documented, accepted difference (it needs malformed UTF-16 to occur).
+
+use serde_json::Value;
+
+/// Length of `s` in UTF-16 code units (JavaScript's `s.length`).
+pub fn utf16_len(s: &str) -> usize {
+    // ASCII fast path: one unit per byte.
+    if s.is_ascii() {
+        return s.len();
+    }
+    s.chars().map(char::len_utf16).sum()
+}
+
+/// Slice `s` to at most `max` UTF-16 code units, like JavaScript's `s.slice(0, max)`.
+/// A surrogate pair cut in half is kept whole out (the cut moves one unit earlier), so the
+/// result is valid UTF-8; the returned length in units is the second element.
+pub fn utf16_prefix(s: &str, max: usize) -> (&str, usize) {
+    if s.is_ascii() {
+        let n = s.len().min(max);
+        return (&s[..n], n);
+    }
+    let mut units = 0;
+    for (i, c) in s.char_indices() {
+        let w = c.len_utf16();
+        if units + w > max {
+            return (&s[..i], units);
+        }
+        units += w;
+    }
+    (s, units)
+}
+
+/// `JSON.stringify(value).length` for a value that came from JavaScript.
+pub fn json_stringify_len(value: &Value) -> usize {
+    match value {
+        Value::Null => 4,
+        Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => number_len(n),
+        Value::String(s) => json_string_len(s),
+        Value::Array(items) => {
+            // [a,b,c]
+            2 + items.iter().map(json_stringify_len).sum::<usize>() + items.len().saturating_sub(1)
+        }
+        Value::Object(map) => {
+            // {"k":v,...}
+            2 + map.iter().map(|(k, v)| json_string_len(k) + 1 + json_stringify_len(v)).sum::<usize>()
+                + map.len().saturating_sub(1)
+        }
+    }
+}
+
+fn number_len(n: &serde_json::Number) -> usize {
+    if let Some(u) = n.as_u64() {
+        return decimal_digits(u);
+    }
+    if let Some(i) = n.as_i64() {
+        return 1 + decimal_digits(i.unsigned_abs());
+    }
+    match n.as_f64() {
+        Some(f) if f.is_finite() => js_number_to_string(f).len(),
+        _ => 4, // NaN / Infinity stringify as null
+    }
+}
+
+fn decimal_digits(mut u: u64) -> usize {
+    let mut d = 1;
+    while u >= 10 {
+        u /= 10;
+        d += 1;
+    }
+    d
+}
+
+/// Length of a JSON string literal as `JSON.stringify` writes it: quotes, `\"`, `\\`,
+/// the short escapes `\b \f \n \r \t`, `\u00XX` for other controls; nothing else escaped.
+pub fn json_string_len(s: &str) -> usize {
+    let mut len = 2;
+    for c in s.chars() {
+        len += match c {
+            '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
+            c if (c as u32) < 0x20 => 6,
+            c => c.len_utf16(),
+        };
+    }
+    len
+}
+
+/// ECMAScript `Number::toString(x)` for a finite `x` (radix 10).
+pub fn js_number_to_string(x: f64) -> String {
+    if x == 0.0 {
+        return "0".into(); // also -0
+    }
+    if !x.is_finite() {
+        return if x.is_nan() { "NaN".into() } else if x > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+    }
+    // Rust's `{:e}` prints the shortest round-tripping digits: "d.ddde±x".
+    let sci = format!("{:e}", x.abs());
+    let (mantissa, exp) = match sci.split_once('e') {
+        Some(parts) => parts,
+        None => return sci,
+    };
+    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    let e: i32 = exp.parse().unwrap_or(0);
+    let k = digits.len() as i32;
+    let n = e + 1; // position of the decimal point relative to the digits
+    let mut out = String::new();
+    if x < 0.0 {
+        out.push('-');
+    }
+    if k <= n && n <= 21 {
+        out.push_str(&digits);
+        out.extend(std::iter::repeat_n('0', (n - k) as usize));
+    } else if 0 < n && n <= 21 {
+        out.push_str(&digits[..n as usize]);
+        out.push('.');
+        out.push_str(&digits[n as usize..]);
+    } else if -6 < n && n <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', (-n) as usize));
+        out.push_str(&digits);
+    } else {
+        out.push_str(&digits[..1]);
+        if k > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        out.push(if n - 1 >= 0 { '+' } else { '-' });
+        out.push_str(&(n - 1).abs().to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn numbers_print_like_ecmascript() {
+        // Values from host-contract §2 and ECMAScript's own examples.
+        let cases: &[(f64, &str)] = &[
+            (1e21, "1e+21"),
+            (1e-7, "1e-7"),
+            (0.000001, "0.000001"),
+            (123456789012345680000.0, "123456789012345680000"),
+            (-0.0, "0"),
+            (1.5e300, "1.5e+300"),
+            (0.1, "0.1"),
+            (-1.25, "-1.25"),
+            (100.0, "100"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (5e-324, "5e-324"),
+            (123.456, "123.456"),
+            (1e20, "100000000000000000000"),
+            (0.3333333333333333, "0.3333333333333333"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(js_number_to_string(*x), *want, "{x}");
+        }
+    }
+
+    #[test]
+    fn stringify_lengths() {
+        assert_eq!(json_stringify_len(&json!({"a": 1, "b": [true, null, "x\n"]})), r#"{"a":1,"b":[true,null,"x\n"]}"#.len());
+        assert_eq!(json_stringify_len(&json!("\u{1}")), 8); // "\u0001"
+        assert_eq!(json_stringify_len(&json!("é😀")), 2 + 1 + 2);
+        assert_eq!(json_stringify_len(&json!("\u{2028}")), 3);
+        assert_eq!(json_stringify_len(&json!({})), 2);
+        assert_eq!(json_stringify_len(&json!([])), 2);
+        assert_eq!(json_stringify_len(&json!(-5)), 2);
+        assert_eq!(json_stringify_len(&json!(1.5e300)), 8);
+    }
+
+    #[test]
+    fn utf16_lengths_and_prefixes() {
+        assert_eq!(utf16_len("abc"), 3);
+        assert_eq!(utf16_len("é😀"), 3);
+        assert_eq!(utf16_prefix("a😀b", 2), ("a", 1));
+        assert_eq!(utf16_prefix("a😀b", 3), ("a😀", 3));
+        assert_eq!(utf16_prefix("abc", 10), ("abc", 3));
+    }
+}

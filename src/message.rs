@@ -1,0 +1,591 @@
+//! `AgentMessage` and its content blocks (host-contract §1), as pi-agent-core 0.85.1
+//! and the harness shape them.
+//!
+//! Every struct keeps the fields we do not model in `extra` and writes them back
+//! unchanged, so a message that passes through the library comes back with every field
+//! it had. A message with a role we do not know is kept whole as [`AgentMessage::Other`]
+//! (it counts 0 tokens, like pi's `estimateTokens`). Input is decoded with
+//! [`AgentMessage::from_value`], which reports the path of a bad value.
+
+use serde::de::{DeserializeOwned, Error as _};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+use tsify::Tsify;
+
+use crate::error::{Error, Result};
+
+/// Fields of a host object that the library does not model, kept verbatim.
+pub type Extra = Map<String, Value>;
+
+/// `string | (TextContent | ImageContent | ...)[]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(untagged)]
+pub enum Content {
+    Text(String),
+    Blocks(Vec<ContentBlock>),
+}
+
+impl Default for Content {
+    fn default() -> Self {
+        Content::Blocks(Vec::new())
+    }
+}
+
+impl Content {
+    /// The content's blocks (a string is one text block).
+    pub fn blocks(&self) -> &[ContentBlock] {
+        match self {
+            Content::Text(_) => &[],
+            Content::Blocks(b) => b,
+        }
+    }
+
+    /// pi-ai's `contentText(content, sep)`: the text blocks joined by `sep`.
+    pub fn text(&self, sep: &str) -> String {
+        match self {
+            Content::Text(s) => s.clone(),
+            Content::Blocks(blocks) => {
+                let mut out = String::new();
+                let mut first = true;
+                for b in blocks {
+                    if let ContentBlock::Text(t) = b {
+                        if !first {
+                            out.push_str(sep);
+                        }
+                        out.push_str(&t.text);
+                        first = false;
+                    }
+                }
+                out
+            }
+        }
+    }
+}
+
+/// `{type: "text", text, textSignature?}`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct TextBlock {
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub text_signature: Option<String>,
+    #[serde(flatten)]
+    #[tsify(type = "{ [field: string]: unknown }")]
+    pub extra: Extra,
+}
+
+/// `{type: "thinking", thinking, thinkingSignature?, redacted?}`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ThinkingBlock {
+    pub thinking: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub thinking_signature: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub redacted: Option<bool>,
+    #[serde(flatten)]
+    #[tsify(type = "{ [field: string]: unknown }")]
+    pub extra: Extra,
+}
+
+/// `{type: "image", data, mimeType}`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageBlock {
+    pub data: String,
+    pub mime_type: String,
+    #[serde(flatten)]
+    #[tsify(type = "{ [field: string]: unknown }")]
+    pub extra: Extra,
+}
+
+/// `{type: "toolCall", id, name, arguments, thoughtSignature?}`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallBlock {
+    pub id: String,
+    pub name: String,
+    #[tsify(type = "Record<string, unknown>")]
+    pub arguments: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub thought_signature: Option<String>,
+    #[serde(flatten)]
+    #[tsify(type = "{ [field: string]: unknown }")]
+    pub extra: Extra,
+}
+
+/// One content block, tagged by `type`. A block of an unknown type is kept whole.
+#[derive(Clone, Debug, PartialEq, Tsify)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ContentBlock {
+    Text(TextBlock),
+    Thinking(ThinkingBlock),
+    Image(ImageBlock),
+    ToolCall(ToolCallBlock),
+    /// A block type this library does not know, kept whole (with its `type`).
+    #[serde(skip)]
+    Other(Extra),
+}
+
+impl ContentBlock {
+    /// A plain text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        ContentBlock::Text(TextBlock { text: text.into(), text_signature: None, extra: Extra::new() })
+    }
+}
+
+/// Provider usage of one assistant response.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub input: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub output: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub cache_read: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub cache_write: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub total_tokens: Option<f64>,
+    #[serde(flatten)]
+    #[tsify(type = "{ [field: string]: unknown }")]
+    pub extra: Extra,
+}
+
+/// `{role: "user", content, timestamp}`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct UserMessage {
+    pub content: Content,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub timestamp: Option<f64>,
+    #[serde(flatten)]
+    #[tsify(type = "{ [field: string]: unknown }")]
+    pub extra: Extra,
+}
+
+/// `{role: "assistant", content, api, provider, model, usage, stopReason, errorMessage?, timestamp}`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct AssistantMessage {
+    pub content: Vec<ContentBlock>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub api: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub provider: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub usage: Option<Usage>,
+    /// `pending | stop | length | toolUse | error | aborted | deferred`
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub stop_reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub error_message: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub timestamp: Option<f64>,
+    #[serde(flatten)]
+    #[tsify(type = "{ [field: string]: unknown }")]
+    pub extra: Extra,
+}
+
+impl AssistantMessage {
+    /// The tool calls this assistant message makes, in order.
+    pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCallBlock> {
+        self.content.iter().filter_map(|b| match b {
+            ContentBlock::ToolCall(c) => Some(c),
+            _ => None,
+        })
+    }
+
+    /// `stopReason` is `error` or `aborted`: a failed response whose usage is not trusted.
+    pub fn is_failed(&self) -> bool {
+        matches!(self.stop_reason.as_deref(), Some("error") | Some("aborted"))
+    }
+}
+
+/// `{role: "toolResult", toolCallId, toolName, content, details?, isError, timestamp}`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResultMessage {
+    pub tool_call_id: String,
+    pub tool_name: String,
+    pub content: Content,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional, type = "unknown")]
+    pub details: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub is_error: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub timestamp: Option<f64>,
+    #[serde(flatten)]
+    #[tsify(type = "{ [field: string]: unknown }")]
+    pub extra: Extra,
+}
+
+/// `{role: "compactionSummary", summary, tokensBefore, timestamp}`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionSummaryMessage {
+    pub summary: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub tokens_before: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub timestamp: Option<f64>,
+    #[serde(flatten)]
+    #[tsify(type = "{ [field: string]: unknown }")]
+    pub extra: Extra,
+}
+
+/// `{role: "branchSummary", summary, fromId, timestamp}`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct BranchSummaryMessage {
+    pub summary: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub from_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub timestamp: Option<f64>,
+    #[serde(flatten)]
+    #[tsify(type = "{ [field: string]: unknown }")]
+    pub extra: Extra,
+}
+
+/// `{role: "custom", customType, content, display, details?, timestamp}`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct CustomMessage {
+    pub content: Content,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub custom_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub display: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub timestamp: Option<f64>,
+    #[serde(flatten)]
+    #[tsify(type = "{ [field: string]: unknown }")]
+    pub extra: Extra,
+}
+
+/// `{role: "bashExecution", command, output, exitCode?, cancelled?, truncated?, excludeFromContext?, timestamp}`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct BashExecutionMessage {
+    pub command: String,
+    pub output: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub exclude_from_context: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub timestamp: Option<f64>,
+    #[serde(flatten)]
+    #[tsify(type = "{ [field: string]: unknown }")]
+    pub extra: Extra,
+}
+
+/// A message of a delegate's (or any pi agent's) context, tagged by `role`.
+#[derive(Clone, Debug, PartialEq, Tsify)]
+#[serde(tag = "role", rename_all = "camelCase")]
+pub enum AgentMessage {
+    User(UserMessage),
+    Assistant(AssistantMessage),
+    ToolResult(ToolResultMessage),
+    CompactionSummary(CompactionSummaryMessage),
+    BranchSummary(BranchSummaryMessage),
+    Custom(CustomMessage),
+    BashExecution(BashExecutionMessage),
+    /// A role this library does not know, kept whole (with its `role`).
+    #[serde(skip)]
+    Other(Extra),
+}
+
+impl AgentMessage {
+    /// A user message with one text block.
+    pub fn user_text(text: impl Into<String>, timestamp: Option<f64>) -> Self {
+        AgentMessage::User(UserMessage {
+            content: Content::Blocks(vec![ContentBlock::text(text)]),
+            timestamp,
+            extra: Extra::new(),
+        })
+    }
+
+    /// The `role` string.
+    pub fn role(&self) -> &str {
+        match self {
+            AgentMessage::User(_) => "user",
+            AgentMessage::Assistant(_) => "assistant",
+            AgentMessage::ToolResult(_) => "toolResult",
+            AgentMessage::CompactionSummary(_) => "compactionSummary",
+            AgentMessage::BranchSummary(_) => "branchSummary",
+            AgentMessage::Custom(_) => "custom",
+            AgentMessage::BashExecution(_) => "bashExecution",
+            AgentMessage::Other(m) => m.get("role").and_then(Value::as_str).unwrap_or(""),
+        }
+    }
+
+    /// The assistant message, if this is one.
+    pub fn as_assistant(&self) -> Option<&AssistantMessage> {
+        match self {
+            AgentMessage::Assistant(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The tool result, if this is one.
+    pub fn as_tool_result(&self) -> Option<&ToolResultMessage> {
+        match self {
+            AgentMessage::ToolResult(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The message's `timestamp`, when it has a numeric one.
+    pub fn timestamp(&self) -> Option<f64> {
+        match self {
+            AgentMessage::User(m) => m.timestamp,
+            AgentMessage::Assistant(m) => m.timestamp,
+            AgentMessage::ToolResult(m) => m.timestamp,
+            AgentMessage::CompactionSummary(m) => m.timestamp,
+            AgentMessage::BranchSummary(m) => m.timestamp,
+            AgentMessage::Custom(m) => m.timestamp,
+            AgentMessage::BashExecution(m) => m.timestamp,
+            AgentMessage::Other(m) => m.get("timestamp").and_then(Value::as_f64),
+        }
+    }
+
+    /// Decode one message from a JSON value, naming `path` (e.g. `messages[3]`) in errors.
+    pub fn from_value(value: Value, path: &str) -> Result<Self> {
+        let Value::Object(mut map) = value else {
+            return Err(Error::invalid(path, format!("expected a message object, got {}", kind_of(&value))));
+        };
+        let role = match map.get("role") {
+            Some(Value::String(r)) => r.clone(),
+            Some(other) => return Err(Error::invalid(format!("{path}.role"), format!("expected a string, got {}", kind_of(other)))),
+            None => return Err(Error::invalid(format!("{path}.role"), "missing field `role`")),
+        };
+        macro_rules! known {
+            ($variant:ident) => {{
+                map.remove("role");
+                Ok(AgentMessage::$variant(decode_at(Value::Object(map), path)?))
+            }};
+        }
+        match role.as_str() {
+            "user" => known!(User),
+            "assistant" => known!(Assistant),
+            "toolResult" => known!(ToolResult),
+            "compactionSummary" => known!(CompactionSummary),
+            "branchSummary" => known!(BranchSummary),
+            "custom" => known!(Custom),
+            "bashExecution" => known!(BashExecution),
+            _ => Ok(AgentMessage::Other(map)),
+        }
+    }
+
+    /// Decode a whole array, naming `path[i]` in errors.
+    pub fn list_from_value(value: Value, path: &str) -> Result<Vec<Self>> {
+        let Value::Array(items) = value else {
+            return Err(Error::invalid(path, format!("expected an array of messages, got {}", kind_of(&value))));
+        };
+        items.into_iter().enumerate().map(|(i, v)| AgentMessage::from_value(v, &format!("{path}[{i}]"))).collect()
+    }
+}
+
+impl ContentBlock {
+    fn from_map(mut map: Extra) -> std::result::Result<Self, String> {
+        let kind = match map.get("type") {
+            Some(Value::String(t)) => t.clone(),
+            Some(other) => return Err(format!("type: expected a string, got {}", kind_of(other))),
+            None => return Err("missing field `type`".into()),
+        };
+        fn de<T: DeserializeOwned>(map: Extra) -> std::result::Result<T, String> {
+            serde_path_to_error::deserialize(Value::Object(map)).map_err(|e| {
+                let p = e.path().to_string();
+                if p == "." { e.inner().to_string() } else { format!("{p}: {}", e.inner()) }
+            })
+        }
+        let known = matches!(kind.as_str(), "text" | "thinking" | "image" | "toolCall");
+        if known {
+            map.remove("type");
+        }
+        Ok(match kind.as_str() {
+            "text" => ContentBlock::Text(de(map)?),
+            "thinking" => ContentBlock::Thinking(de(map)?),
+            "image" => ContentBlock::Image(de(map)?),
+            "toolCall" => ContentBlock::ToolCall(de(map)?),
+            _ => ContentBlock::Other(map),
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for ContentBlock {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let map = Extra::deserialize(d)?;
+        ContentBlock::from_map(map).map_err(D::Error::custom)
+    }
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+enum BlockRef<'a> {
+    Text(&'a TextBlock),
+    Thinking(&'a ThinkingBlock),
+    Image(&'a ImageBlock),
+    ToolCall(&'a ToolCallBlock),
+}
+
+impl Serialize for ContentBlock {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            ContentBlock::Text(b) => BlockRef::Text(b).serialize(s),
+            ContentBlock::Thinking(b) => BlockRef::Thinking(b).serialize(s),
+            ContentBlock::Image(b) => BlockRef::Image(b).serialize(s),
+            ContentBlock::ToolCall(b) => BlockRef::ToolCall(b).serialize(s),
+            ContentBlock::Other(m) => m.serialize(s),
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(tag = "role", rename_all = "camelCase")]
+enum MessageRef<'a> {
+    User(&'a UserMessage),
+    Assistant(&'a AssistantMessage),
+    ToolResult(&'a ToolResultMessage),
+    CompactionSummary(&'a CompactionSummaryMessage),
+    BranchSummary(&'a BranchSummaryMessage),
+    Custom(&'a CustomMessage),
+    BashExecution(&'a BashExecutionMessage),
+}
+
+impl Serialize for AgentMessage {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            AgentMessage::User(m) => MessageRef::User(m).serialize(s),
+            AgentMessage::Assistant(m) => MessageRef::Assistant(m).serialize(s),
+            AgentMessage::ToolResult(m) => MessageRef::ToolResult(m).serialize(s),
+            AgentMessage::CompactionSummary(m) => MessageRef::CompactionSummary(m).serialize(s),
+            AgentMessage::BranchSummary(m) => MessageRef::BranchSummary(m).serialize(s),
+            AgentMessage::Custom(m) => MessageRef::Custom(m).serialize(s),
+            AgentMessage::BashExecution(m) => MessageRef::BashExecution(m).serialize(s),
+            AgentMessage::Other(m) => m.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for AgentMessage {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        AgentMessage::from_value(value, "message").map_err(|e| D::Error::custom(e.to_string()))
+    }
+}
+
+/// Deserialize `value` into `T`, reporting `path` + the inner path of the bad value.
+pub fn decode_at<T: DeserializeOwned>(value: Value, path: &str) -> Result<T> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let inner = e.path().to_string();
+        let full = if inner == "." || inner.is_empty() {
+            path.to_string()
+        } else if inner.starts_with('[') {
+            format!("{path}{inner}")
+        } else {
+            format!("{path}.{inner}")
+        };
+        Error::invalid(full, e.into_inner().to_string())
+    })
+}
+
+/// "a string", "an array", ... for error messages.
+pub fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// JavaScript has one number type: 1 and 1.0 are the same value.
+    fn numbers_as_f64(v: Value) -> Value {
+        match v {
+            Value::Number(n) => json!(n.as_f64().unwrap()),
+            Value::Array(a) => Value::Array(a.into_iter().map(numbers_as_f64).collect()),
+            Value::Object(o) => Value::Object(o.into_iter().map(|(k, v)| (k, numbers_as_f64(v))).collect()),
+            other => other,
+        }
+    }
+
+    fn round_trip(v: Value) -> Value {
+        let m = AgentMessage::from_value(v, "m").unwrap();
+        serde_json::to_value(&m).unwrap()
+    }
+
+    #[test]
+    fn every_role_round_trips_with_unknown_fields() {
+        let samples = vec![
+            json!({"role": "user", "content": "hi", "timestamp": 1, "hostField": {"x": [1, 2]}}),
+            json!({"role": "user", "content": [{"type": "text", "text": "a", "mine": true}, {"type": "image", "data": "AA", "mimeType": "image/png"}], "timestamp": 2}),
+            json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "thinkingSignature": "sig"}, {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a"}, "z": 1}, {"type": "future", "payload": 3}],
+                   "api": "x", "provider": "p", "model": "m", "usage": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 3, "cost": {"total": 0.1}},
+                   "stopReason": "toolUse", "timestamp": 3, "responseId": "r"}),
+            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "x"}], "details": {"d": 1}, "isError": false, "timestamp": 4}),
+            json!({"role": "compactionSummary", "summary": "s", "tokensBefore": 10, "timestamp": 5}),
+            json!({"role": "branchSummary", "summary": "s", "fromId": "e1", "timestamp": 6}),
+            json!({"role": "custom", "customType": "note", "content": "c", "display": true, "details": null, "timestamp": 7}),
+            json!({"role": "bashExecution", "command": "ls", "output": "a", "exitCode": 0, "cancelled": false, "truncated": false, "timestamp": 8}),
+            json!({"role": "hostOnly", "anything": [1, {"a": "b"}]}),
+        ];
+        for s in samples {
+            assert_eq!(numbers_as_f64(round_trip(s.clone())), numbers_as_f64(s));
+        }
+    }
+
+    #[test]
+    fn bad_values_name_their_path() {
+        let e = AgentMessage::from_value(json!({"role": "assistant", "content": [{"type": "text", "text": 5}]}), "messages[3]").unwrap_err();
+        match e {
+            Error::InvalidInput { path, .. } => assert_eq!(path, "messages[3].content[0]"),
+            other => panic!("{other:?}"),
+        }
+        let e = AgentMessage::from_value(json!({"role": "toolResult", "toolName": "x", "content": []}), "messages[0]").unwrap_err();
+        assert!(e.to_string().contains("toolCallId"), "{e}");
+        let e = AgentMessage::from_value(json!(7), "messages[1]").unwrap_err();
+        assert_eq!(e.code(), "INVALID_INPUT");
+        let e = AgentMessage::list_from_value(json!([{"role": "user", "content": "a"}, {"role": 3}]), "messages").unwrap_err();
+        assert!(e.to_string().contains("messages[1].role"), "{e}");
+    }
+}
