@@ -15,7 +15,6 @@ pub const DEFAULT_MAX_TOKENS: f64 = 8_192.0;
 /// The resolved model a budget is derived from. Extra fields (id, provider, ...) are ignored.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
-#[tsify(from_wasm_abi)]
 pub struct BudgetModel {
     /// The model's context window in tokens (missing or 0: 128,000).
     #[serde(default)]
@@ -34,7 +33,6 @@ pub struct BudgetModel {
 /// How many tokens a delegate may send, and the thresholds derived from it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
-#[tsify(into_wasm_abi, from_wasm_abi)]
 pub struct ContextBudget {
     /// The window the budget was derived from (after defaults and rounding).
     pub context_window: u64,
@@ -61,6 +59,25 @@ fn js_round_or(x: Option<f64>, default: f64) -> f64 {
     (v + 0.5).floor()
 }
 
+/// Reject numbers JavaScript could not have meant: negative or non-finite sizes.
+pub fn validate_model(model: &BudgetModel) -> crate::Result<()> {
+    for (name, v) in [
+        ("contextWindow", model.context_window),
+        ("maxTokens", model.max_tokens),
+        ("definitionMaxTokens", model.definition_max_tokens),
+    ] {
+        if let Some(x) = v {
+            if !x.is_finite() || x < 0.0 {
+                return Err(crate::Error::invalid(
+                    format!("model.{name}"),
+                    format!("expected a finite number >= 0, got {x}"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The budget of a resolved model (host-contract §4).
 pub fn context_budget(model: &BudgetModel) -> ContextBudget {
     let output_cap = match model.definition_max_tokens {
@@ -68,14 +85,23 @@ pub fn context_budget(model: &BudgetModel) -> ContextBudget {
         _ => model.max_tokens,
     };
     let window = js_round_or(model.context_window, DEFAULT_CONTEXT_WINDOW).max(1.0);
-    let out = js_round_or(output_cap, DEFAULT_MAX_TOKENS).max(1.0).min((window * 0.25).floor().max(1.0));
+    let out = js_round_or(output_cap, DEFAULT_MAX_TOKENS)
+        .max(1.0)
+        .min((window * 0.25).floor().max(1.0));
     let reserve_floor = 16384f64.min((window * 0.5).floor().max(1.0));
     let headroom = (window - 1.0).min(reserve_floor.max(out).max((window * 0.05).ceil()));
     let hard_limit = (window - headroom).max(1.0);
-    let keep_recent = (8000f64.max(64000f64.min((hard_limit * 0.2).floor()))).min((hard_limit * 0.5).floor().max(1.0));
+    let keep_recent = (8000f64.max(64000f64.min((hard_limit * 0.2).floor())))
+        .min((hard_limit * 0.5).floor().max(1.0));
     let trigger = (hard_limit * 0.9).floor().max(1.0);
     let retained_user = 20000f64.min((hard_limit * 0.5).floor()).max(1.0);
-    let u = |x: f64| if x.is_finite() && x > 0.0 { x as u64 } else { 0 };
+    let u = |x: f64| {
+        if x.is_finite() && x > 0.0 {
+            x as u64
+        } else {
+            0
+        }
+    };
     ContextBudget {
         context_window: u(window),
         max_output_tokens: u(out),
@@ -92,7 +118,11 @@ mod tests {
     use super::*;
 
     fn b(window: Option<f64>, max: Option<f64>) -> ContextBudget {
-        context_budget(&BudgetModel { context_window: window, max_tokens: max, definition_max_tokens: None })
+        context_budget(&BudgetModel {
+            context_window: window,
+            max_tokens: max,
+            definition_max_tokens: None,
+        })
     }
 
     /// host-contract §4's table, row for row.
@@ -107,7 +137,11 @@ mod tests {
         ];
         for &(w, m, hard, head, keep) in rows {
             let got = b(w, m);
-            assert_eq!((got.hard_limit, got.request_headroom, got.keep_recent_tokens), (hard, head, keep), "{w:?}/{m:?}");
+            assert_eq!(
+                (got.hard_limit, got.request_headroom, got.keep_recent_tokens),
+                (hard, head, keep),
+                "{w:?}/{m:?}"
+            );
             assert_eq!(got.context_window, got.hard_limit + got.request_headroom);
         }
     }
@@ -115,7 +149,11 @@ mod tests {
     #[test]
     fn zero_means_default_and_definition_cap_wins() {
         assert_eq!(b(Some(0.0), Some(0.0)), b(None, None));
-        let capped = context_budget(&BudgetModel { context_window: Some(200_000.0), max_tokens: Some(64_000.0), definition_max_tokens: Some(4_000.0) });
+        let capped = context_budget(&BudgetModel {
+            context_window: Some(200_000.0),
+            max_tokens: Some(64_000.0),
+            definition_max_tokens: Some(4_000.0),
+        });
         assert_eq!(capped.max_output_tokens, 4_000);
         let uncapped = b(Some(200_000.0), Some(64_000.0));
         assert_eq!(uncapped.max_output_tokens, 50_000); // a quarter of the window
@@ -126,7 +164,10 @@ mod tests {
     fn tiny_windows_stay_positive() {
         for w in [1.0, 2.0, 3.0, 10.0, 0.4, 1.5] {
             let got = b(Some(w), Some(1.0));
-            assert!(got.hard_limit >= 1 && got.keep_recent_tokens >= 1 && got.compaction_trigger >= 1, "{w}: {got:?}");
+            assert!(
+                got.hard_limit >= 1 && got.keep_recent_tokens >= 1 && got.compaction_trigger >= 1,
+                "{w}: {got:?}"
+            );
         }
     }
 }

@@ -24,7 +24,11 @@ pub enum Error {
 
     /// ADR 0299 clause 5: even the degraded context does not fit.
     #[error("The delegated task does not fit in the context window of model \"{model_id}\", even after compaction and history reduction. Narrow the task, delegate to a model with a larger context window, or make the delegate read less at once.")]
-    SubagentContextOverflow { model_id: String, tokens: u64, hard_limit: u64 },
+    SubagentContextOverflow {
+        model_id: String,
+        tokens: u64,
+        hard_limit: u64,
+    },
 
     /// The host's AbortSignal fired during a boundary step; nothing was changed.
     #[error("the delegate turn was aborted")]
@@ -32,7 +36,11 @@ pub enum Error {
 
     /// ADR 0279 clause 4: unknown or evicted delegation id (the message lists what is resumable).
     #[error("Unknown delegation \"{id}\". {listing}")]
-    UnknownDelegation { id: String, listing: String, resumable: Vec<String> },
+    UnknownDelegation {
+        id: String,
+        listing: String,
+        resumable: Vec<String>,
+    },
 
     /// ADR 0279 clause 4/6: a resume while the chain still runs.
     #[error("Delegation {id} is still running, call TaskWait first")]
@@ -40,11 +48,20 @@ pub enum Error {
 
     /// ADR 0279 clause 5: stopped, aborted or interrupted chains are not resumable.
     #[error("{message}")]
-    NotResumable { id: String, status: String, message: String },
+    NotResumable {
+        id: String,
+        status: String,
+        message: String,
+    },
 
     /// ADR 0279 clause 4: Task.agent differs from the chain's agent.
     #[error("{message}")]
-    AgentMismatch { id: String, expected: String, actual: String, message: String },
+    AgentMismatch {
+        id: String,
+        expected: String,
+        actual: String,
+        message: String,
+    },
 
     /// ADR 0279 clause 4: Task.model given on a resume.
     #[error("Task.model is not allowed on a resumed run (delegation {id}); start a new delegation to change models")]
@@ -66,7 +83,10 @@ pub enum Error {
 impl Error {
     /// Shorthand for [`Error::InvalidInput`].
     pub fn invalid(path: impl Into<String>, message: impl Into<String>) -> Self {
-        Error::InvalidInput { path: path.into(), message: message.into() }
+        Error::InvalidInput {
+            path: path.into(),
+            message: message.into(),
+        }
     }
 
     /// The stable machine-readable code.
@@ -97,28 +117,46 @@ impl Error {
         use Field::*;
         match self {
             Error::InvalidInput { path, .. } => vec![("path", Str(path.clone()))],
-            Error::SubagentContextOverflow { model_id, tokens, hard_limit } => vec![
+            Error::SubagentContextOverflow {
+                model_id,
+                tokens,
+                hard_limit,
+            } => vec![
                 ("modelId", Str(model_id.clone())),
                 ("tokens", Num(*tokens as f64)),
                 ("hardLimit", Num(*hard_limit as f64)),
             ],
             Error::Aborted => vec![],
             Error::UnknownDelegation { id, resumable, .. } => {
-                vec![("delegationId", Str(id.clone())), ("resumable", List(resumable.clone()))]
+                vec![
+                    ("delegationId", Str(id.clone())),
+                    ("resumable", List(resumable.clone())),
+                ]
             }
             Error::DelegationRunning { id }
             | Error::ModelOnResume { id }
             | Error::NoHistory { id } => vec![("delegationId", Str(id.clone()))],
             Error::NotResumable { id, status, .. } => {
-                vec![("delegationId", Str(id.clone())), ("status", Str(status.clone()))]
+                vec![
+                    ("delegationId", Str(id.clone())),
+                    ("status", Str(status.clone())),
+                ]
             }
-            Error::AgentMismatch { id, expected, actual, .. } => vec![
+            Error::AgentMismatch {
+                id,
+                expected,
+                actual,
+                ..
+            } => vec![
                 ("delegationId", Str(id.clone())),
                 ("expected", Str(expected.clone())),
                 ("actual", Str(actual.clone())),
             ],
             Error::ReadBudgetExceeded { id, lines } => {
-                vec![("delegationId", Str(id.clone())), ("lines", Num(*lines as f64))]
+                vec![
+                    ("delegationId", Str(id.clone())),
+                    ("lines", Num(*lines as f64)),
+                ]
             }
             Error::InvalidState { .. } => vec![],
         }
@@ -145,7 +183,11 @@ mod tests {
 
     #[test]
     fn overflow_message_is_the_adr_guidance() {
-        let e = Error::SubagentContextOverflow { model_id: "m1".into(), tokens: 10, hard_limit: 5 };
+        let e = Error::SubagentContextOverflow {
+            model_id: "m1".into(),
+            tokens: 10,
+            hard_limit: 5,
+        };
         assert_eq!(e.code(), "SUBAGENT_CONTEXT_OVERFLOW");
         assert_eq!(
             e.to_string(),
@@ -158,7 +200,10 @@ mod tests {
     fn invalid_input_carries_its_path() {
         let e = Error::invalid("rows[12].toolArgs", "expected an object");
         assert_eq!(e.code(), "INVALID_INPUT");
-        assert_eq!(e.fields(), vec![("path", Field::Str("rows[12].toolArgs".into()))]);
+        assert_eq!(
+            e.fields(),
+            vec![("path", Field::Str("rows[12].toolArgs".into()))]
+        );
         assert!(e.to_string().contains("rows[12].toolArgs"));
     }
 }

@@ -59,7 +59,10 @@ pub fn json_stringify_len(value: &Value) -> usize {
         }
         Value::Object(map) => {
             // {"k":v,...}
-            2 + map.iter().map(|(k, v)| json_string_len(k) + 1 + json_stringify_len(v)).sum::<usize>()
+            2 + map
+                .iter()
+                .map(|(k, v)| json_string_len(k) + 1 + json_stringify_len(v))
+                .sum::<usize>()
                 + map.len().saturating_sub(1)
         }
     }
@@ -107,7 +110,13 @@ pub fn js_number_to_string(x: f64) -> String {
         return "0".into(); // also -0
     }
     if !x.is_finite() {
-        return if x.is_nan() { "NaN".into() } else if x > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+        return if x.is_nan() {
+            "NaN".into()
+        } else if x > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
     }
     // Rust's `{:e}` prints the shortest round-tripping digits: "d.ddde±x".
     let sci = format!("{:e}", x.abs());
@@ -178,7 +187,10 @@ mod tests {
 
     #[test]
     fn stringify_lengths() {
-        assert_eq!(json_stringify_len(&json!({"a": 1, "b": [true, null, "x\n"]})), r#"{"a":1,"b":[true,null,"x\n"]}"#.len());
+        assert_eq!(
+            json_stringify_len(&json!({"a": 1, "b": [true, null, "x\n"]})),
+            r#"{"a":1,"b":[true,null,"x\n"]}"#.len()
+        );
         assert_eq!(json_stringify_len(&json!("\u{1}")), 8); // "\u0001"
         assert_eq!(json_stringify_len(&json!("é😀")), 2 + 1 + 2);
         assert_eq!(json_stringify_len(&json!("\u{2028}")), 3);

@@ -134,7 +134,11 @@ pub enum ContentBlock {
 impl ContentBlock {
     /// A plain text block.
     pub fn text(text: impl Into<String>) -> Self {
-        ContentBlock::Text(TextBlock { text: text.into(), text_signature: None, extra: Extra::new() })
+        ContentBlock::Text(TextBlock {
+            text: text.into(),
+            text_signature: None,
+            extra: Extra::new(),
+        })
     }
 }
 
@@ -384,12 +388,25 @@ impl AgentMessage {
     /// Decode one message from a JSON value, naming `path` (e.g. `messages[3]`) in errors.
     pub fn from_value(value: Value, path: &str) -> Result<Self> {
         let Value::Object(mut map) = value else {
-            return Err(Error::invalid(path, format!("expected a message object, got {}", kind_of(&value))));
+            return Err(Error::invalid(
+                path,
+                format!("expected a message object, got {}", kind_of(&value)),
+            ));
         };
         let role = match map.get("role") {
             Some(Value::String(r)) => r.clone(),
-            Some(other) => return Err(Error::invalid(format!("{path}.role"), format!("expected a string, got {}", kind_of(other)))),
-            None => return Err(Error::invalid(format!("{path}.role"), "missing field `role`")),
+            Some(other) => {
+                return Err(Error::invalid(
+                    format!("{path}.role"),
+                    format!("expected a string, got {}", kind_of(other)),
+                ))
+            }
+            None => {
+                return Err(Error::invalid(
+                    format!("{path}.role"),
+                    "missing field `role`",
+                ))
+            }
         };
         macro_rules! known {
             ($variant:ident) => {{
@@ -412,9 +429,16 @@ impl AgentMessage {
     /// Decode a whole array, naming `path[i]` in errors.
     pub fn list_from_value(value: Value, path: &str) -> Result<Vec<Self>> {
         let Value::Array(items) = value else {
-            return Err(Error::invalid(path, format!("expected an array of messages, got {}", kind_of(&value))));
+            return Err(Error::invalid(
+                path,
+                format!("expected an array of messages, got {}", kind_of(&value)),
+            ));
         };
-        items.into_iter().enumerate().map(|(i, v)| AgentMessage::from_value(v, &format!("{path}[{i}]"))).collect()
+        items
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| AgentMessage::from_value(v, &format!("{path}[{i}]")))
+            .collect()
     }
 }
 
@@ -428,7 +452,11 @@ impl ContentBlock {
         fn de<T: DeserializeOwned>(map: Extra) -> std::result::Result<T, String> {
             serde_path_to_error::deserialize(Value::Object(map)).map_err(|e| {
                 let p = e.path().to_string();
-                if p == "." { e.inner().to_string() } else { format!("{p}: {}", e.inner()) }
+                if p == "." {
+                    e.inner().to_string()
+                } else {
+                    format!("{p}: {}", e.inner())
+                }
             })
         }
         let known = matches!(kind.as_str(), "text" | "thinking" | "image" | "toolCall");
@@ -544,7 +572,9 @@ mod tests {
         match v {
             Value::Number(n) => json!(n.as_f64().unwrap()),
             Value::Array(a) => Value::Array(a.into_iter().map(numbers_as_f64).collect()),
-            Value::Object(o) => Value::Object(o.into_iter().map(|(k, v)| (k, numbers_as_f64(v))).collect()),
+            Value::Object(o) => {
+                Value::Object(o.into_iter().map(|(k, v)| (k, numbers_as_f64(v))).collect())
+            }
             other => other,
         }
     }
@@ -576,16 +606,28 @@ mod tests {
 
     #[test]
     fn bad_values_name_their_path() {
-        let e = AgentMessage::from_value(json!({"role": "assistant", "content": [{"type": "text", "text": 5}]}), "messages[3]").unwrap_err();
+        let e = AgentMessage::from_value(
+            json!({"role": "assistant", "content": [{"type": "text", "text": 5}]}),
+            "messages[3]",
+        )
+        .unwrap_err();
         match e {
             Error::InvalidInput { path, .. } => assert_eq!(path, "messages[3].content[0]"),
             other => panic!("{other:?}"),
         }
-        let e = AgentMessage::from_value(json!({"role": "toolResult", "toolName": "x", "content": []}), "messages[0]").unwrap_err();
+        let e = AgentMessage::from_value(
+            json!({"role": "toolResult", "toolName": "x", "content": []}),
+            "messages[0]",
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("toolCallId"), "{e}");
         let e = AgentMessage::from_value(json!(7), "messages[1]").unwrap_err();
         assert_eq!(e.code(), "INVALID_INPUT");
-        let e = AgentMessage::list_from_value(json!([{"role": "user", "content": "a"}, {"role": 3}]), "messages").unwrap_err();
+        let e = AgentMessage::list_from_value(
+            json!([{"role": "user", "content": "a"}, {"role": 3}]),
+            "messages",
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("messages[1].role"), "{e}");
     }
 }

@@ -72,7 +72,6 @@ pub fn calculate_context_tokens(usage: &Usage) -> f64 {
 /// The result of [`estimate_context_tokens`], field for field pi's.
 #[derive(Clone, Debug, PartialEq, Serialize, Tsify)]
 #[serde(rename_all = "camelCase")]
-#[tsify(into_wasm_abi)]
 pub struct ContextTokenEstimate {
     /// `usageTokens + trailingTokens`.
     pub tokens: f64,
@@ -96,11 +95,20 @@ pub fn trusted_usage(message: &AgentMessage) -> Option<&Usage> {
 
 /// pi's `estimateContextTokens(messages)`.
 pub fn estimate_context_tokens(messages: &[AgentMessage]) -> ContextTokenEstimate {
-    let anchor = messages.iter().enumerate().rev().find_map(|(i, m)| trusted_usage(m).map(|u| (i, u)));
+    let anchor = messages
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(i, m)| trusted_usage(m).map(|u| (i, u)));
     match anchor {
         None => {
             let t: u64 = messages.iter().map(estimate_tokens).sum();
-            ContextTokenEstimate { tokens: t as f64, usage_tokens: 0.0, trailing_tokens: t as f64, last_usage_index: None }
+            ContextTokenEstimate {
+                tokens: t as f64,
+                usage_tokens: 0.0,
+                trailing_tokens: t as f64,
+                last_usage_index: None,
+            }
         }
         Some((i, u)) => {
             let usage_tokens = calculate_context_tokens(u);
@@ -133,27 +141,60 @@ mod tests {
 
     #[test]
     fn estimates_follow_pi() {
-        assert_eq!(estimate_tokens(&msg(json!({"role": "user", "content": "abcde"}))), 2);
-        assert_eq!(estimate_tokens(&msg(json!({"role": "user", "content": [{"type": "image", "data": "", "mimeType": "x"}]}))), 1200);
+        assert_eq!(
+            estimate_tokens(&msg(json!({"role": "user", "content": "abcde"}))),
+            2
+        );
+        assert_eq!(
+            estimate_tokens(&msg(
+                json!({"role": "user", "content": [{"type": "image", "data": "", "mimeType": "x"}]})
+            )),
+            1200
+        );
         // "😀" is 2 UTF-16 units, "é" 1: 3 units → 1 token
-        assert_eq!(estimate_tokens(&msg(json!({"role": "user", "content": "😀é"}))), 1);
-        let a = msg(json!({"role": "assistant", "content": [{"type": "toolCall", "id": "1", "name": "read", "arguments": {"path": "a.rs"}}]}));
+        assert_eq!(
+            estimate_tokens(&msg(json!({"role": "user", "content": "😀é"}))),
+            1
+        );
+        let a = msg(
+            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "1", "name": "read", "arguments": {"path": "a.rs"}}]}),
+        );
         // "read" (4) + {"path":"a.rs"} (15) = 19 → 5
         assert_eq!(estimate_tokens(&a), 5);
-        assert_eq!(estimate_tokens(&msg(json!({"role": "bashExecution", "command": "ls", "output": "abc"}))), 2);
-        assert_eq!(estimate_tokens(&msg(json!({"role": "mystery", "content": "long text"}))), 0);
+        assert_eq!(
+            estimate_tokens(&msg(
+                json!({"role": "bashExecution", "command": "ls", "output": "abc"})
+            )),
+            2
+        );
+        assert_eq!(
+            estimate_tokens(&msg(json!({"role": "mystery", "content": "long text"}))),
+            0
+        );
     }
 
     #[test]
     fn context_estimate_anchors_on_last_trusted_usage() {
         let ms = vec![
             msg(json!({"role": "user", "content": "aaaa"})),
-            msg(json!({"role": "assistant", "content": [], "usage": {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}, "stopReason": "stop"})),
+            msg(
+                json!({"role": "assistant", "content": [], "usage": {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}, "stopReason": "stop"}),
+            ),
             msg(json!({"role": "user", "content": "bbbbbbbb"})),
-            msg(json!({"role": "assistant", "content": [], "usage": {"totalTokens": 999}, "stopReason": "error"})),
+            msg(
+                json!({"role": "assistant", "content": [], "usage": {"totalTokens": 999}, "stopReason": "error"}),
+            ),
         ];
         let e = estimate_context_tokens(&ms);
-        assert_eq!(e, ContextTokenEstimate { tokens: 17.0, usage_tokens: 15.0, trailing_tokens: 2.0, last_usage_index: Some(1) });
+        assert_eq!(
+            e,
+            ContextTokenEstimate {
+                tokens: 17.0,
+                usage_tokens: 15.0,
+                trailing_tokens: 2.0,
+                last_usage_index: Some(1)
+            }
+        );
         let none = estimate_context_tokens(&ms[..1]);
         assert_eq!(none.last_usage_index, None);
         assert_eq!(none.tokens, 1.0);

@@ -1,1 +1,9 @@
-//! (to be written)
+//! The only module that knows wasm-bindgen. Each export decodes its arguments, calls
+//! the core, and encodes the result; no logic lives here. Errors reach JavaScript as
+//! `Error` objects with `name` `DelegateContextError` and a stable `code`
+//! (see [`convert::to_js_error`]).
+
+mod compaction;
+pub mod convert;
+mod delegation;
+mod foundation;

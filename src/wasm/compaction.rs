@@ -1,0 +1,1 @@
+//! Exports of the compaction concept (filled in by its issue).

@@ -1,0 +1,1 @@
+//! Exports of the delegation concept (filled in by its issue).

@@ -1,0 +1,72 @@
+//! Exports of the foundation: version, token accounting (host-contract §2), the budget
+//! (ADR 0299 §1–2) and the parent context (seed 001).
+
+use wasm_bindgen::prelude::*;
+
+use super::convert::{from_js, messages_from_js, to_js};
+use crate::budget::{context_budget, BudgetModel};
+use crate::message::AgentMessage;
+use crate::tokens;
+
+/// The version of this package (the crate version).
+#[wasm_bindgen]
+pub fn version() -> String {
+    crate::version().to_string()
+}
+
+/// pi-agent-core's `estimateTokens(message)`: `ceil(chars / 4)` with chars counted in
+/// UTF-16 code units, images as 4,800 chars, tool calls as name + `JSON.stringify(arguments)`.
+///
+/// @param message - one `AgentMessage`
+/// @returns the estimated token count
+/// @throws DelegateContextError with code `INVALID_INPUT` and `path` for a malformed message
+#[wasm_bindgen(js_name = estimateTokens)]
+pub fn estimate_tokens(
+    #[wasm_bindgen(unchecked_param_type = "AgentMessage")] message: JsValue,
+) -> Result<f64, JsValue> {
+    let v = super::convert::js_to_value(message, "message")?;
+    let m = AgentMessage::from_value(v, "message").map_err(|e| super::convert::to_js_error(&e))?;
+    Ok(tokens::estimate_tokens(&m) as f64)
+}
+
+/// pi-agent-core's `calculateContextTokens(usage)`:
+/// `usage.totalTokens || usage.input + usage.output + usage.cacheRead + usage.cacheWrite`.
+#[wasm_bindgen(js_name = calculateContextTokens)]
+pub fn calculate_context_tokens(
+    #[wasm_bindgen(unchecked_param_type = "Usage")] usage: JsValue,
+) -> Result<f64, JsValue> {
+    let u: crate::message::Usage = from_js(usage, "usage")?;
+    Ok(tokens::calculate_context_tokens(&u))
+}
+
+/// pi-agent-core's `estimateContextTokens(messages)`: the last trusted provider usage
+/// plus the estimates of every message after it.
+///
+/// @example
+/// ```js
+/// const { tokens, lastUsageIndex } = estimateContextTokens(agent.state.messages);
+/// ```
+#[wasm_bindgen(js_name = estimateContextTokens, unchecked_return_type = "ContextTokenEstimate")]
+pub fn estimate_context_tokens(
+    #[wasm_bindgen(unchecked_param_type = "AgentMessage[]")] messages: JsValue,
+) -> Result<JsValue, JsValue> {
+    let ms = messages_from_js(messages, "messages")?;
+    to_js(&tokens::estimate_context_tokens(&ms))
+}
+
+/// The context budget of the model a delegate actually runs on (ADR 0299 clauses 1–2).
+///
+/// @param model - `{contextWindow, maxTokens, definitionMaxTokens?}` of the resolved model
+/// @returns `{contextWindow, maxOutputTokens, requestHeadroom, hardLimit, keepRecentTokens, compactionTrigger, retainedUserBudget}`
+/// @example
+/// ```js
+/// contextBudget({ contextWindow: 256000, maxTokens: 32000 }).hardLimit; // 224000
+/// ```
+#[wasm_bindgen(js_name = contextBudget, unchecked_return_type = "ContextBudget")]
+pub fn budget(
+    #[wasm_bindgen(unchecked_param_type = "BudgetModel")] model: JsValue,
+) -> Result<JsValue, JsValue> {
+    let m: BudgetModel = from_js(model, "model")?;
+    crate::budget::validate_model(&m).map_err(|e| super::convert::to_js_error(&e))?;
+    to_js(&context_budget(&m))
+}
