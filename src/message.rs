@@ -71,7 +71,7 @@ pub struct TextBlock {
     #[tsify(optional)]
     pub text_signature: Option<String>,
     #[serde(flatten)]
-    #[tsify(type = "{ [field: string]: unknown }")]
+    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
@@ -87,7 +87,7 @@ pub struct ThinkingBlock {
     #[tsify(optional)]
     pub redacted: Option<bool>,
     #[serde(flatten)]
-    #[tsify(type = "{ [field: string]: unknown }")]
+    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
@@ -98,7 +98,7 @@ pub struct ImageBlock {
     pub data: String,
     pub mime_type: String,
     #[serde(flatten)]
-    #[tsify(type = "{ [field: string]: unknown }")]
+    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
@@ -114,7 +114,7 @@ pub struct ToolCallBlock {
     #[tsify(optional)]
     pub thought_signature: Option<String>,
     #[serde(flatten)]
-    #[tsify(type = "{ [field: string]: unknown }")]
+    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
@@ -162,7 +162,7 @@ pub struct Usage {
     #[tsify(optional)]
     pub total_tokens: Option<f64>,
     #[serde(flatten)]
-    #[tsify(type = "{ [field: string]: unknown }")]
+    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
@@ -175,7 +175,7 @@ pub struct UserMessage {
     #[tsify(optional)]
     pub timestamp: Option<f64>,
     #[serde(flatten)]
-    #[tsify(type = "{ [field: string]: unknown }")]
+    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
@@ -207,7 +207,7 @@ pub struct AssistantMessage {
     #[tsify(optional)]
     pub timestamp: Option<f64>,
     #[serde(flatten)]
-    #[tsify(type = "{ [field: string]: unknown }")]
+    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
@@ -243,7 +243,7 @@ pub struct ToolResultMessage {
     #[tsify(optional)]
     pub timestamp: Option<f64>,
     #[serde(flatten)]
-    #[tsify(type = "{ [field: string]: unknown }")]
+    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
@@ -259,7 +259,7 @@ pub struct CompactionSummaryMessage {
     #[tsify(optional)]
     pub timestamp: Option<f64>,
     #[serde(flatten)]
-    #[tsify(type = "{ [field: string]: unknown }")]
+    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
@@ -275,7 +275,7 @@ pub struct BranchSummaryMessage {
     #[tsify(optional)]
     pub timestamp: Option<f64>,
     #[serde(flatten)]
-    #[tsify(type = "{ [field: string]: unknown }")]
+    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
@@ -294,7 +294,7 @@ pub struct CustomMessage {
     #[tsify(optional)]
     pub timestamp: Option<f64>,
     #[serde(flatten)]
-    #[tsify(type = "{ [field: string]: unknown }")]
+    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
@@ -311,7 +311,7 @@ pub struct BashExecutionMessage {
     #[tsify(optional)]
     pub timestamp: Option<f64>,
     #[serde(flatten)]
-    #[tsify(type = "{ [field: string]: unknown }")]
+    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 

@@ -85,7 +85,7 @@ pub struct UiMessage {
     #[tsify(optional)]
     pub agent_name: Option<String>,
     #[serde(flatten)]
-    #[tsify(type = "{ [field: string]: unknown }")]
+    #[tsify(type = "{}")]
     pub extra: Map<String, Value>,
 }
 

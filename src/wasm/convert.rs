@@ -8,7 +8,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, Field};
-use crate::message::{decode_at, AgentMessage};
+use crate::message::AgentMessage;
 
 /// The serializer every export uses: plain objects for maps, `null` for missing values
 /// inside JSON data, numbers (not BigInt) for integers.
@@ -32,10 +32,19 @@ pub fn js_to_value(value: JsValue, path: &str) -> Result<Value, JsValue> {
         .map_err(|e| to_js_error(&Error::invalid(path, e.to_string())))
 }
 
-/// Decode a typed input, naming `path` and the inner path of a bad value.
+/// Decode a typed input straight from the JS value (numbers keep `Infinity`/`NaN`, so
+/// validation can reject them), naming `path` and the inner path of a bad value.
 pub fn from_js<T: DeserializeOwned>(value: JsValue, path: &str) -> Result<T, JsValue> {
-    let v = js_to_value(value, path)?;
-    decode_at(v, path).map_err(|e| to_js_error(&e))
+    let de = serde_wasm_bindgen::Deserializer::from(value);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let inner = e.path().to_string();
+        let full = match inner.as_str() {
+            "." | "" => path.to_string(),
+            i if i.starts_with('[') => format!("{path}{i}"),
+            i => format!("{path}.{i}"),
+        };
+        to_js_error(&Error::invalid(full, e.into_inner().to_string()))
+    })
 }
 
 /// Decode an `AgentMessage[]`.
@@ -74,4 +83,13 @@ pub fn to_js_error(err: &Error) -> JsValue {
 /// Map a core result's error to a JS `Error`.
 pub fn throw<T>(r: crate::Result<T>) -> Result<T, JsValue> {
     r.map_err(|e| to_js_error(&e))
+}
+
+/// Decode `UiMessage[]` rows.
+pub fn rows_from_js(
+    value: JsValue,
+    path: &str,
+) -> Result<Vec<crate::transcript::UiMessage>, JsValue> {
+    let v = js_to_value(value, path)?;
+    crate::transcript::rows_from_value(v, path).map_err(|e| to_js_error(&e))
 }

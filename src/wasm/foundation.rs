@@ -70,3 +70,33 @@ pub fn budget(
     crate::budget::validate_model(&m).map_err(|e| super::convert::to_js_error(&e))?;
     to_js(&context_budget(&m))
 }
+
+/// The parent's model context from persisted transcript rows (seed 001): rows a
+/// delegate wrote (`parentToolCallId`) never enter it, and a subagent/Task result
+/// contributes only the delegate's report (stored parsed report first, raw response
+/// for old rows). Unparseable subagent JSON falls back to the raw text and adds a
+/// warning; it never throws.
+///
+/// @param rows - the session's `UiMessage` rows, in order
+/// @returns `{messages, warnings}`: `AgentMessage[]` user → assistant (tool calls) → tool results
+/// @throws DelegateContextError `INVALID_INPUT` with `path` (e.g. `rows[12].toolName`) for a malformed row
+#[wasm_bindgen(js_name = buildParentContext, unchecked_return_type = "ParentContext")]
+pub fn build_parent_context(
+    #[wasm_bindgen(unchecked_param_type = "UiMessage[]")] rows: JsValue,
+) -> Result<JsValue, JsValue> {
+    let rows = super::convert::rows_from_js(rows, "rows")?;
+    to_js(&crate::parent::build_parent_context(&rows))
+}
+
+/// Live path (seed 001): the text one raw subagent tool result contributes to the
+/// parent's context. `{success: true, data: {response}}` gives `response`; anything
+/// else gives the raw text, with a warning when it is not JSON at all.
+///
+/// @example
+/// ```js
+/// subagentResultForParent('{"success":true,"data":{"response":"done"}}').text; // "done"
+/// ```
+#[wasm_bindgen(js_name = subagentResultForParent, unchecked_return_type = "ParentReport")]
+pub fn subagent_result_for_parent(raw: &str) -> Result<JsValue, JsValue> {
+    to_js(&crate::parent::subagent_result_for_parent(raw))
+}
