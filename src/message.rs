@@ -233,7 +233,8 @@ pub struct ToolResultMessage {
     pub tool_call_id: String,
     pub tool_name: String,
     pub content: Content,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Any JSON, kept as given (a `null` survives).
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[tsify(optional, type = "unknown")]
     pub details: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -268,9 +269,10 @@ pub struct CompactionSummaryMessage {
 #[serde(rename_all = "camelCase")]
 pub struct BranchSummaryMessage {
     pub summary: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub from_id: Option<String>,
+    /// `string | null` in pi; kept as given (a `null` survives).
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[tsify(optional, type = "string | null")]
+    pub from_id: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[tsify(optional)]
     pub timestamp: Option<f64>,
@@ -550,6 +552,12 @@ pub fn decode_at<T: DeserializeOwned>(value: Value, path: &str) -> Result<T> {
     })
 }
 
+/// For `Option<Value>` fields: a present `null` is `Some(Value::Null)`, so it is written
+/// back; only a missing field is `None`.
+fn present<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
 /// "a string", "an array", ... for error messages.
 pub fn kind_of(v: &Value) -> &'static str {
     match v {
@@ -595,6 +603,8 @@ mod tests {
             json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "x"}], "details": {"d": 1}, "isError": false, "timestamp": 4}),
             json!({"role": "compactionSummary", "summary": "s", "tokensBefore": 10, "timestamp": 5}),
             json!({"role": "branchSummary", "summary": "s", "fromId": "e1", "timestamp": 6}),
+            json!({"role": "branchSummary", "summary": "s", "fromId": null, "timestamp": 6}),
+            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [], "details": null, "isError": true, "timestamp": 4}),
             json!({"role": "custom", "customType": "note", "content": "c", "display": true, "details": null, "timestamp": 7}),
             json!({"role": "bashExecution", "command": "ls", "output": "a", "exitCode": 0, "cancelled": false, "truncated": false, "timestamp": 8}),
             json!({"role": "hostOnly", "anything": [1, {"a": "b"}]}),

@@ -6,4 +6,4 @@
 mod compaction;
 pub mod convert;
 mod delegation;
-mod foundation;
+pub mod foundation;

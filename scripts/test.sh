@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs every test of the project and fails if any fails. Installs what it needs first
+# (scripts/bootstrap.sh, idempotent). Layers:
+#   1. native: cargo test (unit, table, property tests of the pure core)
+#   2. boundary: wasm-pack test --node, wasm-pack test --headless --chrome
+#   3. package: wasm-pack build (release) → node --test over the built package
+#      (differential tests against pi-agent-core, README examples, the real pi Agent),
+#      tsc --noEmit against the generated .d.ts, and the www/ page in headless Chromium.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/bootstrap.sh
+source scripts/env.sh
+start=$(date +%s)
+step() { printf '\n=== %s (%ss)\n' "$*" "$(( $(date +%s) - start ))"; }
+
+step "native: cargo test"
+cargo test --release --quiet
+
+step "boundary: wasm-pack test --node"
+wasm-pack test --node --release
+
+step "boundary: wasm-pack test --headless --chrome"
+wasm-pack test --headless --chrome --release
+
+step "package: wasm-pack build (node + web)"
+bash scripts/build-pkg.sh
+
+step "package: node --test tests/js"
+node --test --test-concurrency=1 tests/js/
+
+step "types: tsc --noEmit against the generated .d.ts"
+node_modules/.bin/tsc -p tests/ts/tsconfig.json
+
+step "done: all layers passed"
