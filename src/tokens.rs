@@ -95,32 +95,47 @@ pub fn trusted_usage(message: &AgentMessage) -> Option<&Usage> {
 
 /// pi's `estimateContextTokens(messages)`.
 pub fn estimate_context_tokens(messages: &[AgentMessage]) -> ContextTokenEstimate {
-    let anchor = messages
-        .iter()
-        .enumerate()
-        .rev()
-        .find_map(|(i, m)| trusted_usage(m).map(|u| (i, u)));
-    match anchor {
-        None => {
-            let t: u64 = messages.iter().map(estimate_tokens).sum();
-            ContextTokenEstimate {
-                tokens: t as f64,
-                usage_tokens: 0.0,
-                trailing_tokens: t as f64,
-                last_usage_index: None,
-            }
-        }
-        Some((i, u)) => {
+    let r: Result<_, std::convert::Infallible> =
+        estimate_context_tokens_newest_first(messages.len(), |i| Ok(&messages[i]));
+    match r {
+        Ok(e) => e,
+        Err(never) => match never {},
+    }
+}
+
+/// [`estimate_context_tokens`] reading the messages newest first through `get`, and
+/// stopping at the last trusted usage: the messages before it are never read. This is
+/// pi's algorithm, and what keeps a turn-boundary check proportional to what came after
+/// the last provider response rather than to the whole history (the binding decodes
+/// only the messages it asks for).
+pub fn estimate_context_tokens_newest_first<M, E>(
+    len: usize,
+    mut get: impl FnMut(usize) -> Result<M, E>,
+) -> Result<ContextTokenEstimate, E>
+where
+    M: std::borrow::Borrow<AgentMessage>,
+{
+    let mut trailing: u64 = 0;
+    for i in (0..len).rev() {
+        let m = get(i)?;
+        let m = m.borrow();
+        if let Some(u) = trusted_usage(m) {
             let usage_tokens = calculate_context_tokens(u);
-            let trailing: u64 = messages[i + 1..].iter().map(estimate_tokens).sum();
-            ContextTokenEstimate {
+            return Ok(ContextTokenEstimate {
                 tokens: usage_tokens + trailing as f64,
                 usage_tokens,
                 trailing_tokens: trailing as f64,
                 last_usage_index: Some(i),
-            }
+            });
         }
+        trailing += estimate_tokens(m);
     }
+    Ok(ContextTokenEstimate {
+        tokens: trailing as f64,
+        usage_tokens: 0.0,
+        trailing_tokens: trailing as f64,
+        last_usage_index: None,
+    })
 }
 
 /// Sum of per-message estimates, ignoring provider usage. After a compaction or a

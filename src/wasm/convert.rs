@@ -93,3 +93,49 @@ pub fn rows_from_js(
     let v = js_to_value(value, path)?;
     crate::transcript::rows_from_value(v, path).map_err(|e| to_js_error(&e))
 }
+
+/// A JS `AgentMessage[]` read one message at a time, decoded only when asked for: the
+/// turn-boundary check reads newest first and stops at the last provider usage.
+pub struct LazyMessages {
+    array: js_sys::Array,
+    path: String,
+}
+
+impl LazyMessages {
+    /// Wrap `value`, which must be an array.
+    pub fn new(value: JsValue, path: &str) -> Result<Self, JsValue> {
+        if !js_sys::Array::is_array(&value) {
+            let got = if value.is_null() || value.is_undefined() {
+                "nothing"
+            } else {
+                "a non-array value"
+            };
+            return Err(to_js_error(&Error::invalid(
+                path,
+                format!("expected an array of messages, got {got}"),
+            )));
+        }
+        Ok(LazyMessages {
+            array: value.into(),
+            path: path.to_string(),
+        })
+    }
+
+    /// Number of messages.
+    pub fn len(&self) -> usize {
+        self.array.length() as usize
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Decode message `i`.
+    pub fn get(&self, i: usize) -> Result<AgentMessage, Error> {
+        let path = format!("{}[{i}]", self.path);
+        let v: Value = serde_wasm_bindgen::from_value(self.array.get(i as u32))
+            .map_err(|e| Error::invalid(&path, e.to_string()))?;
+        AgentMessage::from_value(v, &path)
+    }
+}

@@ -3,7 +3,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{from_js, messages_from_js, to_js};
+use super::convert::{from_js, to_js};
 use crate::budget::{context_budget, BudgetModel};
 use crate::message::AgentMessage;
 use crate::tokens;
@@ -40,7 +40,8 @@ pub fn calculate_context_tokens(
 }
 
 /// pi-agent-core's `estimateContextTokens(messages)`: the last trusted provider usage
-/// plus the estimates of every message after it.
+/// plus the estimates of every message after it. Like pi, it reads the messages newest
+/// first and stops at that usage: messages before it are not read (nor validated).
 ///
 /// @example
 /// ```js
@@ -50,8 +51,10 @@ pub fn calculate_context_tokens(
 pub fn estimate_context_tokens(
     #[wasm_bindgen(unchecked_param_type = "AgentMessage[]")] messages: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let ms = messages_from_js(messages, "messages")?;
-    to_js(&tokens::estimate_context_tokens(&ms))
+    let lazy = super::convert::LazyMessages::new(messages, "messages")?;
+    let estimate = tokens::estimate_context_tokens_newest_first(lazy.len(), |i| lazy.get(i))
+        .map_err(|e| super::convert::to_js_error(&e))?;
+    to_js(&estimate)
 }
 
 /// The context budget of the model a delegate actually runs on (ADR 0299 clauses 1–2).
