@@ -14,13 +14,17 @@ start=$(date +%s)
 step() { printf '\n=== %s (%ss)\n' "$*" "$(( $(date +%s) - start ))"; }
 
 step "native: cargo test"
-cargo test --release --quiet
+cargo test --quiet
 
 step "boundary: wasm-pack test --node"
-wasm-pack test --node --release
+wasm-pack test --node
 
 step "boundary: wasm-pack test --headless --chrome"
-wasm-pack test --headless --chrome --release
+# WASM_BINDGEN_USE_BROWSER runs the same tests/wasm_*.rs in Chromium (they are not
+# configured run_in_browser, so that --node runs them too); a run that executed no
+# browser test fails.
+WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --headless --chrome 2>&1 | tee target/chrome-tests.log
+grep -q "Running headless tests in Chrome" target/chrome-tests.log || { echo "no test ran in Chrome"; exit 1; }
 
 step "package: wasm-pack build (node + web)"
 bash scripts/build-pkg.sh
