@@ -234,7 +234,11 @@ pub struct ToolResultMessage {
     pub tool_name: String,
     pub content: Content,
     /// Any JSON, kept as given (a `null` survives).
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[tsify(optional, type = "unknown")]
     pub details: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -270,7 +274,11 @@ pub struct CompactionSummaryMessage {
 pub struct BranchSummaryMessage {
     pub summary: String,
     /// `string | null` in pi; kept as given (a `null` survives).
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[tsify(optional, type = "string | null")]
     pub from_id: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

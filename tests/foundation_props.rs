@@ -11,8 +11,19 @@ use serde_json::{json, Map, Value};
 fn text() -> impl Strategy<Value = String> {
     prop::collection::vec(
         prop_oneof![
-            Just('a'), Just(' '), Just('"'), Just('\\'), Just('\n'), Just('\u{1}'), Just('\u{1f}'),
-            Just('é'), Just('中'), Just('😀'), Just('\u{2028}'), Just('\u{7f}'), any::<char>()
+            Just('a'),
+            Just(' '),
+            Just('"'),
+            Just('\\'),
+            Just('\n'),
+            Just('\u{1}'),
+            Just('\u{1f}'),
+            Just('é'),
+            Just('中'),
+            Just('😀'),
+            Just('\u{2028}'),
+            Just('\u{7f}'),
+            any::<char>()
         ],
         0..24,
     )
@@ -31,7 +42,8 @@ fn json_value() -> impl Strategy<Value = Value> {
     leaf.prop_recursive(4, 32, 6, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::vec((text(), inner), 0..6).prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
+            prop::collection::vec((text(), inner), 0..6)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
         ]
     })
 }

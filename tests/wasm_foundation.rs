@@ -19,7 +19,10 @@ fn get(o: &JsValue, k: &str) -> JsValue {
 
 #[wasm_bindgen_test]
 fn budget_reaches_js_as_a_plain_object() {
-    let b = delegate_context::wasm::foundation::budget(js(json!({"contextWindow": 64000, "maxTokens": 16000}))).unwrap();
+    let b = delegate_context::wasm::foundation::budget(js(
+        json!({"contextWindow": 64000, "maxTokens": 16000}),
+    ))
+    .unwrap();
     assert!(b.is_object());
     assert_eq!(Object::keys(b.unchecked_ref::<Object>()).length(), 7);
     assert_eq!(get(&b, "hardLimit").as_f64(), Some(47616.0));
@@ -28,12 +31,27 @@ fn budget_reaches_js_as_a_plain_object() {
 
 #[wasm_bindgen_test]
 fn bad_input_is_an_error_with_code_and_path_and_the_instance_keeps_working() {
-    let err = delegate_context::wasm::foundation::estimate_context_tokens(js(json!([{"role": "user", "content": "x"}, {"role": "assistant", "content": 5}]))).unwrap_err();
+    let err = delegate_context::wasm::foundation::estimate_context_tokens(js(
+        json!([{"role": "user", "content": "x"}, {"role": "assistant", "content": 5}]),
+    ))
+    .unwrap_err();
     assert!(err.is_instance_of::<js_sys::Error>());
-    assert_eq!(get(&err, "code").as_string().as_deref(), Some("INVALID_INPUT"));
-    assert_eq!(get(&err, "path").as_string().as_deref(), Some("messages[1].content"));
-    assert_eq!(get(&err, "name").as_string().as_deref(), Some("DelegateContextError"));
-    let ok = delegate_context::wasm::foundation::estimate_context_tokens(js(json!([{"role": "user", "content": "abcdefgh"}]))).unwrap();
+    assert_eq!(
+        get(&err, "code").as_string().as_deref(),
+        Some("INVALID_INPUT")
+    );
+    assert_eq!(
+        get(&err, "path").as_string().as_deref(),
+        Some("messages[1].content")
+    );
+    assert_eq!(
+        get(&err, "name").as_string().as_deref(),
+        Some("DelegateContextError")
+    );
+    let ok = delegate_context::wasm::foundation::estimate_context_tokens(js(
+        json!([{"role": "user", "content": "abcdefgh"}]),
+    ))
+    .unwrap();
     assert_eq!(get(&ok, "tokens").as_f64(), Some(2.0));
     assert!(get(&ok, "lastUsageIndex").is_null());
 }
@@ -50,13 +68,19 @@ fn parent_context_keeps_only_reports() {
     assert_eq!(messages.length(), 3); // user, synthesised carrier, the report
     let result = messages.get(2);
     let content: Array = get(&result, "content").unchecked_into();
-    assert_eq!(get(&content.get(0), "text").as_string().as_deref(), Some("R"));
+    assert_eq!(
+        get(&content.get(0), "text").as_string().as_deref(),
+        Some("R")
+    );
     assert_eq!(Array::from(&get(&ctx, "warnings")).length(), 0);
 }
 
 #[wasm_bindgen_test]
 fn non_ascii_lengths_are_utf16_units() {
     // "😀" is two UTF-16 code units; 4 of them = 8 units = 2 tokens
-    let n = delegate_context::wasm::foundation::estimate_tokens(js(json!({"role": "user", "content": "😀😀😀😀"}))).unwrap();
+    let n = delegate_context::wasm::foundation::estimate_tokens(js(
+        json!({"role": "user", "content": "😀😀😀😀"}),
+    ))
+    .unwrap();
     assert_eq!(n, 2.0);
 }
