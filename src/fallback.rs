@@ -1,1 +1,364 @@
-//! (to be written)
+//! ADR 0299 clause 6 (fallback models re-evaluated against their own window), clause 8
+//! (tools a delegate never inherits, `new_context` first among them) and the provider
+//! overflow classification of host-contract §5 (`CONTEXT_TOO_LARGE`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tsify::Tsify;
+
+use crate::budget::{context_budget, validate_model, BudgetModel, ContextBudget};
+use crate::compaction::turn::boundary_tokens;
+use crate::error::{Error, Result};
+use crate::message::{AgentMessage, Extra};
+use crate::transcript::normalize_tool_name;
+
+// ---------------------------------------------------------------- clause 6
+
+/// An alternative model, as the host resolved it. Unknown fields are kept.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct FallbackCandidate {
+    /// The model id (`modelId` is accepted too).
+    #[serde(alias = "modelId")]
+    pub id: String,
+    /// The provider id (`providerId` is accepted too).
+    #[serde(default, alias = "providerId")]
+    #[tsify(optional)]
+    pub provider: Option<String>,
+    #[serde(default)]
+    #[tsify(optional)]
+    pub context_window: Option<f64>,
+    #[serde(default)]
+    #[tsify(optional)]
+    pub max_tokens: Option<f64>,
+    /// A per-definition output cap (ADR 0210).
+    #[serde(default)]
+    #[tsify(optional)]
+    pub definition_max_tokens: Option<f64>,
+    #[serde(flatten)]
+    #[tsify(type = "{}")]
+    pub extra: Extra,
+}
+
+impl FallbackCandidate {
+    /// `"providerId/modelId"` (just the id when there is no provider).
+    pub fn label(&self) -> String {
+        match self.provider.as_deref().filter(|p| !p.is_empty()) {
+            Some(p) => format!("{p}/{}", self.id),
+            None => self.id.clone(),
+        }
+    }
+    fn budget_model(&self) -> BudgetModel {
+        BudgetModel {
+            context_window: self.context_window,
+            max_tokens: self.max_tokens,
+            definition_max_tokens: self.definition_max_tokens,
+        }
+    }
+}
+
+/// A `modelFailures` entry: `{model: "providerId/modelId", code, message}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelFailure {
+    pub model: String,
+    pub code: String,
+    pub message: String,
+}
+
+/// The code of a skipped alternative whose window cannot hold the carried context.
+pub const CONTEXT_TOO_LARGE: &str = "CONTEXT_TOO_LARGE";
+
+/// The result of [`select_fallback_model`].
+#[derive(Clone, Debug, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct FallbackSelection {
+    /// The first alternative whose budget fits the carried context (as given), or null.
+    pub model: Option<FallbackCandidate>,
+    /// Its position in the list, or null.
+    pub index: Option<usize>,
+    /// Its budget, or null.
+    pub budget: Option<ContextBudget>,
+    /// The carried context's size.
+    pub tokens: u64,
+    /// One entry per alternative skipped because it cannot fit.
+    pub model_failures: Vec<ModelFailure>,
+}
+
+/// Clause 6: the first alternative, in order, whose own budget fits the carried context
+/// (`tokens < hardLimit`, the same test as a turn boundary); a `modelFailures` entry for
+/// every one skipped before it. Ordering, duplicate skipping and retry budgets stay the
+/// host's (ADR subagent-model-fallback); `overhead_tokens` is the request's non-message
+/// size (system prompt, tools).
+pub fn select_fallback_model(
+    messages: &[AgentMessage],
+    candidates: &[FallbackCandidate],
+    overhead_tokens: u64,
+) -> Result<FallbackSelection> {
+    for (i, c) in candidates.iter().enumerate() {
+        validate_model(&c.budget_model()).map_err(|e| match e {
+            Error::InvalidInput { path, message } => Error::invalid(
+                format!("candidates[{i}]{}", path.trim_start_matches("model")),
+                message,
+            ),
+            other => other,
+        })?;
+    }
+    let tokens = boundary_tokens(messages, overhead_tokens);
+    let mut failures = Vec::new();
+    for (i, c) in candidates.iter().enumerate() {
+        let budget = context_budget(&c.budget_model());
+        if tokens < budget.hard_limit {
+            return Ok(FallbackSelection {
+                model: Some(c.clone()),
+                index: Some(i),
+                budget: Some(budget),
+                tokens,
+                model_failures: failures,
+            });
+        }
+        failures.push(ModelFailure {
+            model: c.label(),
+            code: CONTEXT_TOO_LARGE.to_string(),
+            message: format!(
+                "Skipped fallback model \"{}\": the carried context (about {tokens} tokens) does not fit its context budget (hardLimit {} of a {}-token window).",
+                c.label(),
+                budget.hard_limit,
+                budget.context_window
+            ),
+        });
+    }
+    Ok(FallbackSelection {
+        model: None,
+        index: None,
+        budget: None,
+        tokens,
+        model_failures: failures,
+    })
+}
+
+// ---------------------------------------------------------------- provider errors
+
+/// A provider error as the host sees it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderError {
+    /// HTTP status (`statusCode` / `code` numbers are accepted too).
+    #[serde(default, alias = "statusCode")]
+    #[tsify(optional)]
+    pub status: Option<f64>,
+    #[serde(default)]
+    #[tsify(optional)]
+    pub message: Option<String>,
+}
+
+/// How the host should treat a provider error.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderErrorClass {
+    /// `"CONTEXT_TOO_LARGE"` for an overflow, otherwise null.
+    pub code: Option<String>,
+    /// Whether the request is worth retrying as is: never for an overflow; for other
+    /// errors, 408, 409, 425, 429 and 5xx.
+    pub retriable: bool,
+    pub context_too_large: bool,
+}
+
+/// The message patterns of host-contract §5, matched case-insensitively:
+/// `/context[ _-]?length|maximum context|context window|too many tokens|prompt is too long|input token count|exceeds the (?:maximum|model)|token limit/i`.
+pub fn is_overflow_message(message: &str) -> bool {
+    let m = message.to_lowercase();
+    [
+        "contextlength",
+        "context length",
+        "context_length",
+        "context-length",
+        "maximum context",
+        "context window",
+        "too many tokens",
+        "prompt is too long",
+        "input token count",
+        "exceeds the maximum",
+        "exceeds the model",
+        "token limit",
+    ]
+    .iter()
+    .any(|p| m.contains(p))
+}
+
+/// host-contract §5: 413 always; 400 and 422 when the message names a context overflow.
+pub fn classify_provider_error(e: &ProviderError) -> ProviderErrorClass {
+    let status = e.status.filter(|s| s.is_finite()).map(|s| s as i64);
+    let message = e.message.as_deref().unwrap_or("");
+    let overflow = match status {
+        Some(413) => true,
+        Some(400) | Some(422) => is_overflow_message(message),
+        _ => false,
+    };
+    if overflow {
+        return ProviderErrorClass {
+            code: Some(CONTEXT_TOO_LARGE.to_string()),
+            retriable: false,
+            context_too_large: true,
+        };
+    }
+    let retriable = matches!(status, Some(408) | Some(409) | Some(425) | Some(429))
+        || status.is_some_and(|s| (500..600).contains(&s));
+    ProviderErrorClass {
+        code: None,
+        retriable,
+        context_too_large: false,
+    }
+}
+
+// ---------------------------------------------------------------- clause 8
+
+/// `SUBAGENT_INHERIT_DENY_TOOLS` (host-contract §5): tools a delegate never inherits.
+pub const SUBAGENT_INHERIT_DENY_TOOLS: [&str; 9] = [
+    "Task",
+    "TaskWait",
+    "TaskList",
+    "TaskStop",
+    "EnterPlanMode",
+    "EnterGoalMode",
+    "asktool",
+    "new_context",
+    "ToolSearch",
+];
+
+/// Whether a tool name is on the deny list (compared after normalising both names,
+/// and case-insensitively, so `task`, `Task`, `TASK` and `task_wait` all match).
+pub fn is_denied_tool(name: &str) -> bool {
+    let n = normalize_tool_name(name).to_lowercase();
+    SUBAGENT_INHERIT_DENY_TOOLS
+        .iter()
+        .any(|d| normalize_tool_name(d).to_lowercase() == n)
+}
+
+/// The result of [`filter_inherited_tools`].
+#[derive(Clone, Debug, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct InheritedTools {
+    /// The tools kept, as given (names or tool objects, unknown fields kept).
+    #[tsify(type = "(string | { name: string; [field: string]: unknown })[]")]
+    pub tools: Vec<Value>,
+    /// Names of the tools removed.
+    pub denied: Vec<String>,
+}
+
+/// Clause 8: the tools a delegate inherits, minus the deny list. Each tool is a name or
+/// an object with a string `name`; whatever a definition asks for, `new_context` (and
+/// the rest of the list) never reaches a delegate.
+pub fn filter_inherited_tools(tools: Vec<Value>) -> Result<InheritedTools> {
+    let mut kept = Vec::new();
+    let mut denied = Vec::new();
+    for (i, t) in tools.into_iter().enumerate() {
+        let name = match &t {
+            Value::String(s) => s.clone(),
+            Value::Object(o) => match o.get("name") {
+                Some(Value::String(s)) => s.clone(),
+                _ => {
+                    return Err(Error::invalid(
+                        format!("tools[{i}].name"),
+                        "expected a tool name (string)",
+                    ))
+                }
+            },
+            _ => {
+                return Err(Error::invalid(
+                    format!("tools[{i}]"),
+                    "expected a tool name or a tool object with a name",
+                ))
+            }
+        };
+        if is_denied_tool(&name) {
+            denied.push(name);
+        } else {
+            kept.push(t);
+        }
+    }
+    Ok(InheritedTools {
+        tools: kept,
+        denied,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn classification_follows_host_contract() {
+        let c = |status: i32, m: &str| {
+            classify_provider_error(&ProviderError {
+                status: Some(status as f64),
+                message: Some(m.into()),
+            })
+        };
+        assert!(c(413, "whatever").context_too_large);
+        assert!(c(400, "This model's maximum context length is 8192 tokens").context_too_large);
+        assert!(c(400, "prompt is too long: 210000 tokens > 200000 maximum").context_too_large);
+        assert!(c(422, "Input token count exceeds the MAXIMUM").context_too_large);
+        assert!(c(400, "context_length_exceeded").context_too_large);
+        assert!(!c(400, "invalid tool schema").context_too_large);
+        assert!(!c(500, "context window").context_too_large);
+        assert!(c(500, "x").retriable && c(429, "x").retriable && !c(400, "x").retriable);
+        assert!(!c(413, "x").retriable);
+        assert_eq!(c(413, "").code.as_deref(), Some("CONTEXT_TOO_LARGE"));
+    }
+
+    #[test]
+    fn deny_list_after_normalising() {
+        for n in [
+            "Task",
+            "task",
+            "task_wait",
+            "TaskWait",
+            "new_context",
+            "ToolSearch",
+            "tool_search",
+            "asktool",
+            "EnterPlanMode",
+            "enter_goal_mode",
+        ] {
+            assert!(is_denied_tool(n), "{n}");
+        }
+        for n in ["read", "Read", "bash", "new_context_x", "TaskCreate"] {
+            assert!(!is_denied_tool(n), "{n}");
+        }
+        let r = filter_inherited_tools(vec![
+            json!("read"),
+            json!({"name": "new_context", "x": 1}),
+            json!({"name": "bash", "schema": {}}),
+        ])
+        .unwrap();
+        assert_eq!(
+            r.tools,
+            vec![json!("read"), json!({"name": "bash", "schema": {}})]
+        );
+        assert_eq!(r.denied, vec!["new_context"]);
+        assert!(filter_inherited_tools(vec![json!(3)]).is_err());
+    }
+
+    #[test]
+    fn fallback_skips_models_that_cannot_fit() {
+        let ms = vec![AgentMessage::user_text("x".repeat(40_000), None)]; // 10,000 tokens
+        let cand = |id: &str, w: f64| FallbackCandidate {
+            id: id.into(),
+            provider: Some("p".into()),
+            context_window: Some(w),
+            max_tokens: Some(4096.0),
+            definition_max_tokens: None,
+            extra: Extra::new(),
+        };
+        let r = select_fallback_model(&ms, &[cand("small", 16_000.0), cand("big", 64_000.0)], 0)
+            .unwrap();
+        assert_eq!(r.index, Some(1));
+        assert_eq!(r.model_failures.len(), 1);
+        assert_eq!(r.model_failures[0].model, "p/small");
+        assert_eq!(r.model_failures[0].code, "CONTEXT_TOO_LARGE");
+        let none = select_fallback_model(&ms, &[cand("small", 16_000.0)], 0).unwrap();
+        assert!(none.model.is_none());
+    }
+}

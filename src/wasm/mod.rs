@@ -3,7 +3,7 @@
 //! `Error` objects with `name` `DelegateContextError` and a stable `code`
 //! (see [`convert::to_js_error`]).
 
-mod compaction;
+pub mod compaction;
 pub mod convert;
-mod delegation;
+pub mod delegation;
 pub mod foundation;

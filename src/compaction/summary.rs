@@ -1,0 +1,753 @@
+//! ADR 0299 clause 3 (via host-contract §3): the summary request a delegate's
+//! compaction sends, built ready for the host to pass to its provider (the host owns
+//! the network), and the summary text that comes back, combined as pi does.
+//!
+//! The prompts, `convertToLlm` + `serializeConversation` (tool results cut to 2,000
+//! characters), the `<conversation>` / `<previous-summary>` wrapping, the maxTokens
+//! formulas, the split-turn prefix request, the split-turn combination and
+//! `formatFileOperations` are pi-agent-core 0.85.1's, character for character.
+//!
+//! One addition (field notes: pi #1796, #8196): the request is bounded so that
+//! `ceil((systemPrompt + prompt) / 4) + maxTokens <= contextWindow`. When pi's text is
+//! too big, thinking is cut to 1,000 characters and every other part to 4,000 (with a
+//! visible marker); if still too big, the oldest parts are dropped behind a marker, and
+//! a previous summary may use at most half of the space. A request that cannot fit even
+//! empty is not built (the caller degrades).
+
+use serde::Serialize;
+use serde_json::Value;
+use tsify::Tsify;
+
+use crate::js_text::{js_number_to_string, utf16_len, utf16_prefix};
+use crate::message::{AgentMessage, Content, ContentBlock};
+
+/// pi's `SUMMARIZATION_SYSTEM_PROMPT`.
+pub const SUMMARIZATION_SYSTEM_PROMPT: &str = "You are a context summarization assistant. Your task is to read a conversation between a user and an AI assistant, then produce a structured summary following the exact format specified.
+
+Do NOT continue the conversation. Do NOT respond to any questions in the conversation. ONLY output the structured summary.";
+
+/// pi's `SUMMARIZATION_PROMPT`.
+pub const SUMMARIZATION_PROMPT: &str = "The messages above are a conversation to summarize. Create a structured context checkpoint summary that another LLM will use to continue the work.
+
+Use this EXACT format:
+
+## Goal
+[What is the user trying to accomplish? Can be multiple items if the session covers different tasks.]
+
+## Constraints & Preferences
+- [Any constraints, preferences, or requirements mentioned by user]
+- [Or \"(none)\" if none were mentioned]
+
+## Progress
+### Done
+- [x] [Completed tasks/changes]
+
+### In Progress
+- [ ] [Current work]
+
+### Blocked
+- [Issues preventing progress, if any]
+
+## Key Decisions
+- **[Decision]**: [Brief rationale]
+
+## Next Steps
+1. [Ordered list of what should happen next]
+
+## Critical Context
+- [Any data, examples, or references needed to continue]
+- [Or \"(none)\" if not applicable]
+
+Keep each section concise. Preserve exact file paths, function names, and error messages.";
+
+/// pi's `UPDATE_SUMMARIZATION_PROMPT`.
+pub const UPDATE_SUMMARIZATION_PROMPT: &str = "The messages above are NEW conversation messages to incorporate into the existing summary provided in <previous-summary> tags.
+
+Update the existing structured summary with new information. RULES:
+- PRESERVE all existing information from the previous summary
+- ADD new progress, decisions, and context from the new messages
+- UPDATE the Progress section: move items from \"In Progress\" to \"Done\" when completed
+- UPDATE \"Next Steps\" based on what was accomplished
+- PRESERVE exact file paths, function names, and error messages
+- If something is no longer relevant, you may remove it
+
+Use this EXACT format:
+
+## Goal
+[Preserve existing goals, add new ones if the task expanded]
+
+## Constraints & Preferences
+- [Preserve existing, add new ones discovered]
+
+## Progress
+### Done
+- [x] [Include previously done items AND newly completed items]
+
+### In Progress
+- [ ] [Current work - update based on progress]
+
+### Blocked
+- [Current blockers - remove if resolved]
+
+## Key Decisions
+- **[Decision]**: [Brief rationale] (preserve all previous, add new)
+
+## Next Steps
+1. [Update based on current state]
+
+## Critical Context
+- [Preserve important context, add new if needed]
+
+Keep each section concise. Preserve exact file paths, function names, and error messages.";
+
+/// pi's `TURN_PREFIX_SUMMARIZATION_PROMPT`.
+pub const TURN_PREFIX_SUMMARIZATION_PROMPT: &str =
+    "This is the PREFIX of a turn that was too large to keep. The SUFFIX (recent work) is retained.
+
+Summarize the prefix to provide context for the retained suffix:
+
+## Original Request
+[What did the user ask for in this turn?]
+
+## Early Progress
+- [Key decisions and work done in the prefix]
+
+## Context for Suffix
+- [Information needed to understand the retained recent work]
+
+Be concise. Focus on what's needed to understand the kept suffix.";
+
+/// pi's `COMPACTION_SUMMARY_PREFIX` / `_SUFFIX` (how a summary is shown to the model).
+pub const COMPACTION_SUMMARY_PREFIX: &str =
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+pub const COMPACTION_SUMMARY_SUFFIX: &str = "\n</summary>";
+/// pi's `BRANCH_SUMMARY_PREFIX` / `_SUFFIX`.
+pub const BRANCH_SUMMARY_PREFIX: &str =
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
+pub const BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
+
+/// pi's `TOOL_RESULT_MAX_CHARS` for serialized tool results.
+pub const TOOL_RESULT_MAX_CHARS: usize = 2000;
+/// Thinking kept per part when a request must be bounded.
+pub const BOUNDED_THINKING_CHARS: usize = 1000;
+/// Any other part kept when a request must be bounded.
+pub const BOUNDED_PART_CHARS: usize = 4000;
+/// What pi's history slot says when a split turn has no earlier history.
+pub const NO_PRIOR_HISTORY: &str = "No prior history.";
+
+const THINKING_LABEL: &str = "[Assistant thinking]: ";
+
+// ---------------------------------------------------------------- JSON.stringify
+
+/// JavaScript truthiness of a JSON value.
+pub fn js_truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
+        Value::String(s) => !s.is_empty(),
+        _ => true,
+    }
+}
+
+/// A key JavaScript orders first (an array index: canonical integer below 2^32 − 1).
+fn array_index(k: &str) -> Option<u64> {
+    if k.is_empty() || k.len() > 10 || !k.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if k.len() > 1 && k.starts_with('0') {
+        return None;
+    }
+    k.parse::<u64>().ok().filter(|&n| n < 4_294_967_295)
+}
+
+/// An object's entries in JavaScript property order (`Object.entries`): array-index
+/// keys ascending, then the other keys in insertion order.
+pub fn js_entries(map: &serde_json::Map<String, Value>) -> Vec<(&String, &Value)> {
+    let mut idx: Vec<(u64, &String, &Value)> = Vec::new();
+    let mut rest: Vec<(&String, &Value)> = Vec::new();
+    for (k, v) in map {
+        match array_index(k) {
+            Some(n) => idx.push((n, k, v)),
+            None => rest.push((k, v)),
+        }
+    }
+    idx.sort_by_key(|e| e.0);
+    idx.into_iter()
+        .map(|(_, k, v)| (k, v))
+        .chain(rest)
+        .collect()
+}
+
+fn push_json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn push_json(out: &mut String, v: &Value) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                out.push_str(&u.to_string());
+            } else if let Some(i) = n.as_i64() {
+                out.push_str(&i.to_string());
+            } else {
+                match n.as_f64() {
+                    Some(f) if f.is_finite() => out.push_str(&js_number_to_string(f)),
+                    _ => out.push_str("null"),
+                }
+            }
+        }
+        Value::String(s) => push_json_string(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                push_json(out, x);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (k, x)) in js_entries(map).into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                push_json_string(out, k);
+                out.push(':');
+                push_json(out, x);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// `JSON.stringify(value)` for a value that came from JavaScript.
+pub fn js_json_stringify(v: &Value) -> String {
+    let mut out = String::new();
+    push_json(&mut out, v);
+    out
+}
+
+// ---------------------------------------------------------------- serializeConversation
+
+/// pi's `truncateForSummary`: the first `max` characters and a count of the rest.
+/// (JavaScript's `slice` may split a surrogate pair; a Rust string cannot hold half of
+/// one, so the cut moves one unit earlier there. The count is JavaScript's.)
+pub fn truncate_for_summary(text: &str, max: usize) -> String {
+    let len = utf16_len(text);
+    if len <= max {
+        return text.to_string();
+    }
+    let (head, _) = utf16_prefix(text, max);
+    format!("{head}\n\n[... {} more characters truncated]", len - max)
+}
+
+fn blocks_text(blocks: &[ContentBlock], sep: &str) -> String {
+    Content::Blocks(blocks.to_vec()).text(sep)
+}
+
+fn bash_execution_text(m: &crate::message::BashExecutionMessage) -> String {
+    let mut text = format!("Ran `{}`\n", m.command);
+    if !m.output.is_empty() {
+        text.push_str(&format!("```\n{}\n```", m.output));
+    } else {
+        text.push_str("(no output)");
+    }
+    let field = |k: &str| m.extra.get(k);
+    if field("cancelled").is_some_and(js_truthy) {
+        text.push_str("\n\n(command cancelled)");
+    } else if let Some(code) = field("exitCode") {
+        let shown = match code {
+            Value::Null => None,
+            Value::Number(n) if n.as_f64() == Some(0.0) => None,
+            Value::Number(n) => Some(js_number_to_string(n.as_f64().unwrap_or(f64::NAN))),
+            Value::String(s) => Some(s.clone()),
+            Value::Bool(b) => Some(b.to_string()),
+            _ => Some("[object Object]".to_string()),
+        };
+        if let Some(c) = shown {
+            text.push_str(&format!("\n\nCommand exited with code {c}"));
+        }
+    }
+    if field("truncated").is_some_and(js_truthy) {
+        if let Some(p) = field("fullOutputPath").filter(|v| js_truthy(v)) {
+            let p = match p {
+                Value::String(s) => s.clone(),
+                other => js_json_stringify(other),
+            };
+            text.push_str(&format!("\n\n[Output truncated. Full output: {p}]"));
+        }
+    }
+    text
+}
+
+fn tool_call_text(call: &crate::message::ToolCallBlock) -> String {
+    let args: Vec<String> = match &call.arguments {
+        Value::Object(map) => js_entries(map)
+            .into_iter()
+            .map(|(k, v)| format!("{k}={}", js_json_stringify(v)))
+            .collect(),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| format!("{i}={}", js_json_stringify(v)))
+            .collect(),
+        Value::String(s) => s
+            .chars()
+            .enumerate()
+            .map(|(i, c)| format!("{i}={}", js_json_stringify(&Value::String(c.to_string()))))
+            .collect(),
+        _ => Vec::new(),
+    };
+    format!("{}({})", call.name, args.join(", "))
+}
+
+/// pi's `serializeConversation(convertToLlm(messages))`, as its list of parts (pi joins
+/// them with a blank line).
+pub fn conversation_parts(messages: &[AgentMessage]) -> Vec<String> {
+    let mut parts = Vec::new();
+    let user = |parts: &mut Vec<String>, text: String| {
+        if !text.is_empty() {
+            parts.push(format!("[User]: {text}"));
+        }
+    };
+    for m in messages {
+        match m {
+            AgentMessage::User(u) => user(&mut parts, u.content.text("")),
+            AgentMessage::Custom(c) => user(&mut parts, c.content.text("")),
+            AgentMessage::BashExecution(b) => {
+                if !b.exclude_from_context.unwrap_or(false) {
+                    user(&mut parts, bash_execution_text(b));
+                }
+            }
+            AgentMessage::CompactionSummary(s) => user(
+                &mut parts,
+                format!(
+                    "{COMPACTION_SUMMARY_PREFIX}{}{COMPACTION_SUMMARY_SUFFIX}",
+                    s.summary
+                ),
+            ),
+            AgentMessage::BranchSummary(s) => user(
+                &mut parts,
+                format!(
+                    "{BRANCH_SUMMARY_PREFIX}{}{BRANCH_SUMMARY_SUFFIX}",
+                    s.summary
+                ),
+            ),
+            AgentMessage::Assistant(a) => {
+                let mut thinking: Vec<&str> = Vec::new();
+                let mut calls: Vec<String> = Vec::new();
+                for b in &a.content {
+                    match b {
+                        ContentBlock::Thinking(t) => thinking.push(&t.thinking),
+                        ContentBlock::ToolCall(c) => calls.push(tool_call_text(c)),
+                        _ => {}
+                    }
+                }
+                if !thinking.is_empty() {
+                    parts.push(format!("{THINKING_LABEL}{}", thinking.join("\n")));
+                }
+                if a.content.iter().any(|b| matches!(b, ContentBlock::Text(_))) {
+                    parts.push(format!("[Assistant]: {}", blocks_text(&a.content, "\n")));
+                }
+                if !calls.is_empty() {
+                    parts.push(format!("[Assistant tool calls]: {}", calls.join("; ")));
+                }
+            }
+            AgentMessage::ToolResult(r) => {
+                let text = r.content.text("");
+                if !text.is_empty() {
+                    parts.push(format!(
+                        "[Tool result]: {}",
+                        truncate_for_summary(&text, TOOL_RESULT_MAX_CHARS)
+                    ));
+                }
+            }
+            AgentMessage::Other(_) => {}
+        }
+    }
+    parts
+}
+
+/// pi's `serializeConversation(convertToLlm(messages))`.
+pub fn serialize_conversation(messages: &[AgentMessage]) -> String {
+    conversation_parts(messages).join("\n\n")
+}
+
+// ---------------------------------------------------------------- the request
+
+/// Which of pi's two summary requests this is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub enum SummaryKind {
+    /// The history summary (`SUMMARIZATION_PROMPT`, or the update prompt after a previous summary).
+    History,
+    /// The split turn's prefix summary (`TURN_PREFIX_SUMMARIZATION_PROMPT`).
+    TurnPrefix,
+}
+
+/// A summary request, ready for the host's provider: `{systemPrompt, messages}` is the
+/// context, `maxTokens` the output cap.
+#[derive(Clone, Debug, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct SummaryRequest {
+    pub kind: SummaryKind,
+    pub system_prompt: String,
+    /// One user message holding the prompt.
+    pub messages: Vec<AgentMessage>,
+    pub max_tokens: u64,
+    /// `ceil((systemPrompt.length + prompt.length) / 4)`; plus maxTokens it is <= the window.
+    pub estimated_input_tokens: u64,
+    /// Whether the conversation (or previous summary) was shortened to fit the window.
+    pub bounded: bool,
+    /// Serialized parts dropped from the oldest end to fit.
+    pub omitted_parts: usize,
+}
+
+/// What to build a request from.
+#[derive(Clone, Debug)]
+pub struct SummaryRequestSpec<'a> {
+    pub kind: SummaryKind,
+    pub messages: &'a [AgentMessage],
+    pub previous_summary: Option<&'a str>,
+    pub custom_instructions: Option<&'a str>,
+    /// pi's `settings.reserveTokens` (a delegate uses its budget's requestHeadroom).
+    pub reserve_tokens: f64,
+    /// The summarizing model's `maxTokens` (0: no cap).
+    pub model_max_tokens: f64,
+    /// The summarizing model's window.
+    pub context_window: u64,
+    /// The prompt message's timestamp.
+    pub now: f64,
+}
+
+/// pi's maxTokens for a request kind: `min(floor(f * reserveTokens), maxTokens > 0 ? maxTokens : ∞)`.
+pub fn summary_max_tokens(kind: SummaryKind, reserve_tokens: f64, model_max_tokens: f64) -> u64 {
+    let f = match kind {
+        SummaryKind::History => 0.8,
+        SummaryKind::TurnPrefix => 0.5,
+    };
+    let mut m = (f * reserve_tokens).floor();
+    if model_max_tokens > 0.0 {
+        m = m.min(model_max_tokens);
+    }
+    if m.is_finite() && m > 0.0 {
+        m as u64
+    } else {
+        0
+    }
+}
+
+/// `text` cut to at most `max` units including a visible marker.
+fn cut_marked(text: &str, max: usize) -> String {
+    let len = utf16_len(text);
+    if len <= max {
+        return text.to_string();
+    }
+    let marker = |n: usize| format!("\n\n[... {n} more characters cut to fit the summary request]");
+    let room = max.saturating_sub(utf16_len(&marker(len)));
+    let (head, kept) = utf16_prefix(text, room);
+    let out = format!("{head}{}", marker(len - kept));
+    if utf16_len(&out) <= max {
+        out
+    } else {
+        let (h, _) = utf16_prefix(&out, max);
+        h.to_string()
+    }
+}
+
+fn joined_len(parts: &[String]) -> usize {
+    parts.iter().map(|p| utf16_len(p)).sum::<usize>() + 2 * parts.len().saturating_sub(1)
+}
+
+/// Fit the parts into `budget` units (joined by a blank line). Returns the parts, whether
+/// anything was shortened, and how many parts were dropped.
+fn fit_parts(mut parts: Vec<String>, budget: usize) -> (Vec<String>, bool, usize) {
+    if joined_len(&parts) <= budget {
+        return (parts, false, 0);
+    }
+    for p in parts.iter_mut() {
+        let max = if p.starts_with(THINKING_LABEL) {
+            utf16_len(THINKING_LABEL) + BOUNDED_THINKING_CHARS
+        } else {
+            BOUNDED_PART_CHARS
+        };
+        if utf16_len(p) > max {
+            *p = cut_marked(p, max);
+        }
+    }
+    if joined_len(&parts) <= budget {
+        return (parts, true, 0);
+    }
+    let total = parts.len();
+    let marker = |n: usize| {
+        format!("[... {n} earlier parts of the conversation omitted to fit the summary request]")
+    };
+    let marker_len = utf16_len(&marker(total)) + 2;
+    let room = budget.saturating_sub(marker_len);
+    let mut kept: Vec<String> = Vec::new();
+    let mut used = 0usize;
+    for p in parts.into_iter().rev() {
+        let add = utf16_len(&p) + if kept.is_empty() { 0 } else { 2 };
+        if used + add <= room {
+            used += add;
+            kept.push(p);
+        } else {
+            if kept.is_empty() && room > 0 {
+                kept.push(cut_marked(&p, room));
+            }
+            break;
+        }
+    }
+    kept.reverse();
+    let omitted = total - kept.len();
+    if omitted > 0 && budget >= marker_len {
+        kept.insert(0, marker(omitted));
+    }
+    (kept, true, omitted)
+}
+
+/// Build a summary request that fits the window, or `None` when even an empty
+/// conversation would not fit.
+pub fn build_summary_request(spec: &SummaryRequestSpec<'_>) -> Option<SummaryRequest> {
+    let max_tokens = summary_max_tokens(spec.kind, spec.reserve_tokens, spec.model_max_tokens);
+    if spec.context_window <= max_tokens {
+        return None;
+    }
+    let limit = 4 * (spec.context_window - max_tokens) as usize;
+    let previous = spec.previous_summary.filter(|s| !s.is_empty());
+    let base = match spec.kind {
+        SummaryKind::TurnPrefix => TURN_PREFIX_SUMMARIZATION_PROMPT.to_string(),
+        SummaryKind::History => {
+            let mut b = if previous.is_some() {
+                UPDATE_SUMMARIZATION_PROMPT.to_string()
+            } else {
+                SUMMARIZATION_PROMPT.to_string()
+            };
+            if let Some(ci) = spec.custom_instructions.filter(|s| !s.is_empty()) {
+                b = format!("{b}\n\nAdditional focus: {ci}");
+            }
+            b
+        }
+    };
+    let open = "<conversation>\n";
+    let close = "\n</conversation>\n\n";
+    let fixed = utf16_len(SUMMARIZATION_SYSTEM_PROMPT)
+        + utf16_len(open)
+        + utf16_len(close)
+        + utf16_len(&base);
+    let available = limit.checked_sub(fixed)?;
+    let prev_wrap = utf16_len("<previous-summary>\n\n</previous-summary>\n\n");
+    let mut bounded = false;
+    let previous: Option<String> = match (spec.kind, previous) {
+        (SummaryKind::History, Some(p)) => {
+            let half = available / 2;
+            if utf16_len(p) + prev_wrap > half {
+                bounded = true;
+                Some(cut_marked(p, half.saturating_sub(prev_wrap)))
+            } else {
+                Some(p.to_string())
+            }
+        }
+        _ => None,
+    };
+    let prev_len = previous.as_ref().map_or(0, |p| utf16_len(p) + prev_wrap);
+    let conv_budget = available.checked_sub(prev_len)?;
+    let (parts, shortened, omitted) = fit_parts(conversation_parts(spec.messages), conv_budget);
+    bounded |= shortened;
+    let mut prompt = format!("{open}{}{close}", parts.join("\n\n"));
+    if let Some(p) = &previous {
+        prompt.push_str(&format!("<previous-summary>\n{p}\n</previous-summary>\n\n"));
+    }
+    prompt.push_str(&base);
+    let input_chars = utf16_len(SUMMARIZATION_SYSTEM_PROMPT) + utf16_len(&prompt);
+    let estimated_input_tokens = input_chars.div_ceil(4) as u64;
+    if estimated_input_tokens + max_tokens > spec.context_window {
+        return None;
+    }
+    Some(SummaryRequest {
+        kind: spec.kind,
+        system_prompt: SUMMARIZATION_SYSTEM_PROMPT.to_string(),
+        messages: vec![AgentMessage::user_text(prompt, Some(spec.now))],
+        max_tokens,
+        estimated_input_tokens,
+        bounded,
+        omitted_parts: omitted,
+    })
+}
+
+// ---------------------------------------------------------------- the answer
+
+/// pi's `formatFileOperations(readFiles, modifiedFiles)`.
+pub fn format_file_operations(read: &[String], modified: &[String]) -> String {
+    let mut sections = Vec::new();
+    if !read.is_empty() {
+        sections.push(format!("<read-files>\n{}\n</read-files>", read.join("\n")));
+    }
+    if !modified.is_empty() {
+        sections.push(format!(
+            "<modified-files>\n{}\n</modified-files>",
+            modified.join("\n")
+        ));
+    }
+    if sections.is_empty() {
+        String::new()
+    } else {
+        format!("\n\n{}", sections.join("\n\n"))
+    }
+}
+
+/// pi's `compact` text: for a split turn `history` (or "No prior history.") and the
+/// prefix summary joined under "**Turn Context (split turn):**"; then the file tags.
+pub fn combine_summary(
+    split_prefix: Option<&str>,
+    history: Option<&str>,
+    read: &[String],
+    modified: &[String],
+) -> String {
+    let mut summary = match split_prefix {
+        Some(prefix) => format!(
+            "{}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix}",
+            history.unwrap_or(NO_PRIOR_HISTORY)
+        ),
+        None => history.unwrap_or("").to_string(),
+    };
+    summary.push_str(&format_file_operations(read, modified));
+    summary
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn m(v: Value) -> AgentMessage {
+        AgentMessage::from_value(v, "m").unwrap()
+    }
+
+    #[test]
+    fn stringify_matches_javascript() {
+        let v = json!({"b": 1.5, "2": [true, null, "a\"\n\u{1}"], "1": 1e21, "a": {"10": 0, "x": -0.0}});
+        assert_eq!(
+            js_json_stringify(&v),
+            r#"{"1":1e+21,"2":[true,null,"a\"\n\u0001"],"b":1.5,"a":{"10":0,"x":0}}"#
+        );
+    }
+
+    #[test]
+    fn serializes_like_pi() {
+        let ms = vec![
+            m(
+                json!({"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}),
+            ),
+            m(json!({"role": "assistant", "content": [
+                {"type": "thinking", "thinking": "t1"}, {"type": "text", "text": "x"},
+                {"type": "thinking", "thinking": "t2"}, {"type": "text", "text": "y"},
+                {"type": "toolCall", "id": "1", "name": "read", "arguments": {"path": "p", "n": 2}}]})),
+            m(
+                json!({"role": "toolResult", "toolCallId": "1", "toolName": "read", "content": "r".repeat(2001)}),
+            ),
+            m(json!({"role": "bashExecution", "command": "ls", "output": "", "exitCode": 2})),
+            m(json!({"role": "compactionSummary", "summary": "S"})),
+        ];
+        let parts = conversation_parts(&ms);
+        assert_eq!(parts[0], "[User]: ab");
+        assert_eq!(parts[1], "[Assistant thinking]: t1\nt2");
+        assert_eq!(parts[2], "[Assistant]: x\ny");
+        assert_eq!(parts[3], "[Assistant tool calls]: read(path=\"p\", n=2)");
+        assert!(parts[4].ends_with("\n\n[... 1 more characters truncated]"));
+        assert_eq!(
+            parts[5],
+            "[User]: Ran `ls`\n(no output)\n\nCommand exited with code 2"
+        );
+        assert!(parts[6].contains("<summary>\nS\n</summary>"));
+    }
+
+    #[test]
+    fn requests_fit_their_window() {
+        let big: Vec<AgentMessage> = (0..200)
+            .map(|i| {
+                m(json!({"role": "assistant", "content": [
+                {"type": "thinking", "thinking": "think ".repeat(2000)},
+                {"type": "text", "text": format!("step {i} ") }]}))
+            })
+            .collect();
+        for window in [3000u64, 8192, 32000, 128000] {
+            let spec = SummaryRequestSpec {
+                kind: SummaryKind::History,
+                messages: &big,
+                previous_summary: Some(&"p".repeat(50_000)),
+                custom_instructions: None,
+                reserve_tokens: (window / 4) as f64,
+                model_max_tokens: 0.0,
+                context_window: window,
+                now: 0.0,
+            };
+            let r = build_summary_request(&spec).unwrap();
+            assert!(
+                r.estimated_input_tokens + r.max_tokens <= window,
+                "{window}"
+            );
+            assert!(r.bounded);
+            let text = match &r.messages[0] {
+                AgentMessage::User(u) => u.content.text(""),
+                _ => unreachable!(),
+            };
+            assert!(text.contains("step 199"), "the newest part survives");
+        }
+        let tiny = SummaryRequestSpec {
+            kind: SummaryKind::History,
+            messages: &big,
+            previous_summary: None,
+            custom_instructions: None,
+            reserve_tokens: 100.0,
+            model_max_tokens: 0.0,
+            context_window: 200,
+            now: 0.0,
+        };
+        assert!(build_summary_request(&tiny).is_none());
+    }
+
+    #[test]
+    fn unbounded_requests_are_pis_text() {
+        let ms = vec![m(json!({"role": "user", "content": "hello"}))];
+        let spec = SummaryRequestSpec {
+            kind: SummaryKind::History,
+            messages: &ms,
+            previous_summary: Some("prev"),
+            custom_instructions: None,
+            reserve_tokens: 16384.0,
+            model_max_tokens: 8192.0,
+            context_window: 128000,
+            now: 5.0,
+        };
+        let r = build_summary_request(&spec).unwrap();
+        assert_eq!(r.max_tokens, 8192);
+        assert!(!r.bounded);
+        let AgentMessage::User(u) = &r.messages[0] else {
+            unreachable!()
+        };
+        assert_eq!(
+            u.content.text(""),
+            format!("<conversation>\n[User]: hello\n</conversation>\n\n<previous-summary>\nprev\n</previous-summary>\n\n{UPDATE_SUMMARIZATION_PROMPT}")
+        );
+    }
+}
