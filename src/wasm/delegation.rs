@@ -1,1 +1,365 @@
-//! Exports of the delegation concept (filled in by its issue).
+//! Exports of the resumable delegations (ADR 0279, ADR 0299 clause 7): the
+//! `DelegationRegistry` class (the core [`Registry`], kept in wasm memory behind a
+//! handle) and the pure functions. Each export decodes, calls the core, encodes.
+
+use std::collections::HashSet;
+
+use js_sys::{Array, Object, Reflect};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+use super::convert::{from_js, throw, to_js, to_js_error};
+use crate::delegation::history::READ_ONLY_TOOLS;
+use crate::delegation::registry::{ResumeRequest, SettleDelegation, StartDelegation};
+use crate::delegation::{
+    self as core, BindingCandidates, ChainSelector, ProviderBinding, Registry, SeedInput,
+};
+use crate::error::Error;
+use crate::message::{decode_at, kind_of};
+use crate::transcript::{normalize_tool_name, UiMessage};
+
+// Boundary cost: a transcript holds thousands of rows and most of them are the parent's
+// own, which no delegation function reads. Rows are therefore decoded one at a time, only
+// when a cheap look at their `parentToolCallId` / `role` / `toolName` says the core reads
+// them, and each crosses as one `JSON.stringify` string (not one crossing per property).
+// Rows that are skipped are not validated.
+
+fn str_prop(row: &JsValue, key: &str) -> Option<String> {
+    Reflect::get(row, &JsValue::from_str(key))
+        .ok()
+        .and_then(|v| v.as_string())
+}
+
+fn decode_row(row: JsValue, path: &str) -> Result<UiMessage, JsValue> {
+    let fail = |m: String| to_js_error(&Error::invalid(path, m));
+    if !row.is_object() || Array::is_array(&row) {
+        let v: Value = serde_wasm_bindgen::from_value(row).unwrap_or(Value::Null);
+        return Err(fail(format!("expected a row object, got {}", kind_of(&v))));
+    }
+    let text = js_sys::JSON::stringify(&row)
+        .map_err(|_| fail("the row cannot be serialised (a cycle or a BigInt)".into()))?;
+    let v: Value = serde_json::from_str(&String::from(text)).map_err(|e| fail(e.to_string()))?;
+    decode_at(v, path).map_err(|e| to_js_error(&e))
+}
+
+/// Decode the rows of `value` (an array) that `keep` selects, naming `path[i]` in errors.
+fn rows_where(
+    value: &JsValue,
+    path: &str,
+    keep: impl Fn(&JsValue) -> bool,
+) -> Result<Vec<UiMessage>, JsValue> {
+    if !Array::is_array(value) {
+        let v: Value = serde_wasm_bindgen::from_value(value.clone()).unwrap_or(Value::Null);
+        return Err(to_js_error(&Error::invalid(
+            path,
+            format!("expected an array of rows, got {}", kind_of(&v)),
+        )));
+    }
+    let array: &Array = value.unchecked_ref();
+    let mut rows = Vec::new();
+    for i in 0..array.length() {
+        let row = array.get(i);
+        if keep(&row) {
+            rows.push(decode_row(row, &format!("{path}[{i}]"))?);
+        }
+    }
+    Ok(rows)
+}
+
+fn all_rows(value: &JsValue, path: &str) -> Result<Vec<UiMessage>, JsValue> {
+    rows_where(value, path, |_| true)
+}
+
+/// Rows a delegate wrote for one of `calls`, plus the Task rows of `calls`.
+fn chain_rows(
+    value: &JsValue,
+    path: &str,
+    calls: &HashSet<String>,
+) -> Result<Vec<UiMessage>, JsValue> {
+    rows_where(value, path, |r| {
+        str_prop(r, "parentToolCallId").is_some_and(|p| calls.contains(&p))
+            || (is_task_row(r)
+                && str_prop(r, "toolCallId")
+                    .or_else(|| str_prop(r, "id"))
+                    .is_some_and(|id| calls.contains(&id)))
+    })
+}
+
+fn is_task_row(r: &JsValue) -> bool {
+    str_prop(r, "role").as_deref() == Some("tool")
+        && str_prop(r, "toolName").is_some_and(|n| normalize_tool_name(&n) == "task")
+}
+
+fn present(v: &Option<JsValue>) -> Option<&JsValue> {
+    v.as_ref().filter(|v| !v.is_undefined() && !v.is_null())
+}
+
+/// `input` without its `rows` (decoded separately), and the rows value.
+fn split_rows(input: &JsValue) -> Result<(JsValue, JsValue), JsValue> {
+    if !input.is_object() {
+        return Ok((input.clone(), JsValue::UNDEFINED));
+    }
+    let rows = Reflect::get(input, &JsValue::from_str("rows"))?;
+    let rest = Object::assign(&Object::new(), input.unchecked_ref());
+    Reflect::delete_property(&rest, &JsValue::from_str("rows"))?;
+    Ok((rest.into(), rows))
+}
+
+fn calls_of(reg: &Registry, delegation_id: Option<&str>) -> HashSet<String> {
+    delegation_id
+        .and_then(|id| reg.resolve(id))
+        .map(|c| c.tool_call_ids.into_iter().collect())
+        .unwrap_or_default()
+}
+
+/// The registry of resumable delegation chains of one session (ADR 0279), kept in wasm
+/// memory. Call `free()` when the session closes.
+///
+/// @example
+/// ```js
+/// const reg = DelegationRegistry.fromTranscript(session.rows);
+/// systemPrompt += "\n\n" + reg.resumablePrompt();
+/// const run = reg.start({ toolCallId, agent, task, resume }, session.rows);
+/// // ... run the delegate, seeded with seedDelegateMessages(...) on a resume ...
+/// reg.settle({ delegationId: run.delegationId, status: "completed", rows: runRows });
+/// reg.free();
+/// ```
+#[wasm_bindgen(js_name = DelegationRegistry)]
+pub struct DelegationRegistry {
+    inner: Registry,
+}
+
+#[wasm_bindgen(js_class = DelegationRegistry)]
+impl DelegationRegistry {
+    /// An empty registry; delegationIds are random UUID v4s.
+    #[wasm_bindgen(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> DelegationRegistry {
+        DelegationRegistry {
+            inner: Registry::new(),
+        }
+    }
+
+    /// Clause 12: the registry rebuilt from the session's persisted rows alone.
+    ///
+    /// @param rows - the session transcript (`UiMessage[]`)
+    /// @throws DelegateContextError `INVALID_INPUT` (with `path`) for malformed rows
+    #[wasm_bindgen(js_name = fromTranscript)]
+    pub fn from_transcript(
+        #[wasm_bindgen(unchecked_param_type = "UiMessage[]")] rows: JsValue,
+    ) -> Result<DelegationRegistry, JsValue> {
+        let rows = rows_where(&rows, "rows", |r| {
+            str_prop(r, "parentToolCallId").is_some() || is_task_row(r)
+        })?;
+        Ok(DelegationRegistry {
+            inner: Registry::from_transcript(&rows),
+        })
+    }
+
+    /// Start a run when the Task tool executes. With `resume`, the clause-4 checks run
+    /// first (as `validateResume`); `rows` (the transcript) make `NO_HISTORY` exact.
+    ///
+    /// @returns the new `delegationId`, the chain's `toolCallIds` and `brief`, the model
+    /// binding (`modelChangedFrom` when a resume could not keep it) and `diagnostics`
+    /// @throws DelegateContextError with a clause-4 `code`, `INVALID_INPUT` or `INVALID_STATE`
+    #[wasm_bindgen(unchecked_return_type = "StartedDelegation")]
+    pub fn start(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "StartDelegation")] input: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "UiMessage[]")] rows: Option<JsValue>,
+    ) -> Result<JsValue, JsValue> {
+        let input: StartDelegation = from_js(input, "input")?;
+        // rows only matter on a resume, and only the chain's
+        let rows = match (present(&rows), input.resume.as_deref()) {
+            (Some(v), Some(resume)) => {
+                Some(chain_rows(v, "rows", &calls_of(&self.inner, Some(resume)))?)
+            }
+            _ => None,
+        };
+        to_js(&throw(self.inner.start(&input, rows.as_deref()))?)
+    }
+
+    /// Settle the chain's running run with its status and reads, then apply the
+    /// per-agent LRU bound (clause 7).
+    ///
+    /// @returns `{delegationId, status, resumable, evicted}`
+    /// @throws DelegateContextError `INVALID_STATE` for an id that is not running
+    #[wasm_bindgen(unchecked_return_type = "SettledDelegation")]
+    pub fn settle(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "SettleDelegation")] input: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let (rest, rows) = split_rows(&input)?;
+        let mut input: SettleDelegation = from_js(rest, "input")?;
+        if !rows.is_undefined() && !rows.is_null() {
+            let calls = calls_of(&self.inner, Some(&input.delegation_id));
+            input.rows = Some(chain_rows(&rows, "input.rows", &calls)?);
+        }
+        to_js(&throw(self.inner.settle(&input))?)
+    }
+
+    /// Clause 4: check a resume without starting it. `rows` (the transcript) make the
+    /// `NO_HISTORY` check exact; a chain found empty is never listed again.
+    ///
+    /// @returns what the resume continues (`toolCallIds`, `brief`, `recordedModel`, ...)
+    /// @throws DelegateContextError `UNKNOWN_DELEGATION`, `DELEGATION_RUNNING`,
+    /// `NOT_RESUMABLE`, `AGENT_MISMATCH`, `MODEL_ON_RESUME`, `READ_BUDGET_EXCEEDED`, `NO_HISTORY`
+    #[wasm_bindgen(js_name = validateResume, unchecked_return_type = "ResumeTarget")]
+    pub fn validate_resume(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "ResumeRequest")] request: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "UiMessage[]")] rows: Option<JsValue>,
+    ) -> Result<JsValue, JsValue> {
+        let request: ResumeRequest = from_js(request, "request")?;
+        let rows = match present(&rows) {
+            Some(v) => {
+                let calls = calls_of(&self.inner, Some(&request.delegation_id));
+                Some(chain_rows(v, "rows", &calls)?)
+            }
+            None => None,
+        };
+        to_js(&throw(
+            self.inner.validate_resume(&request, rows.as_deref()),
+        )?)
+    }
+
+    /// The chain any delegationId belongs to (middle ids too), or `undefined`.
+    #[wasm_bindgen(unchecked_return_type = "ChainInfo | undefined")]
+    pub fn resolve(
+        &self,
+        #[wasm_bindgen(js_name = delegationId)] delegation_id: &str,
+    ) -> Result<JsValue, JsValue> {
+        match self.inner.resolve(delegation_id) {
+            Some(info) => to_js(&info),
+            None => Ok(JsValue::UNDEFINED),
+        }
+    }
+
+    /// Clause 9: the resumable chains, newest activity first.
+    #[wasm_bindgen(js_name = resumableList, unchecked_return_type = "ResumableChain[]")]
+    pub fn resumable_list(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.inner.resumable_list())
+    }
+
+    /// Clause 9: the block to append to the parent's system prompt (host-contract §8
+    /// format); `""` when no chain is resumable.
+    #[wasm_bindgen(js_name = resumablePrompt)]
+    pub fn resumable_prompt(&self) -> String {
+        self.inner.resumable_prompt()
+    }
+
+    /// Clause 13: the chain of `delegationId` as one conversation (task → reply → ...).
+    ///
+    /// @throws DelegateContextError `UNKNOWN_DELEGATION`
+    #[wasm_bindgen(js_name = chainConversation, unchecked_return_type = "ChainConversation")]
+    pub fn chain_conversation(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "UiMessage[]")] rows: JsValue,
+        #[wasm_bindgen(js_name = delegationId)] delegation_id: &str,
+    ) -> Result<JsValue, JsValue> {
+        let rows = chain_rows(&rows, "rows", &calls_of(&self.inner, Some(delegation_id)))?;
+        to_js(&throw(self.inner.chain_conversation(&rows, delegation_id))?)
+    }
+
+    /// Task rows the rebuild (`fromTranscript`) skipped, and why.
+    #[wasm_bindgen(js_name = rebuildSkips, unchecked_return_type = "RebuildSkip[]")]
+    pub fn rebuild_skips(&self) -> Result<JsValue, JsValue> {
+        to_js(self.inner.rebuild_skips())
+    }
+
+    /// Number of chains held (listed or not).
+    #[wasm_bindgen(getter, js_name = chainCount)]
+    pub fn chain_count(&self) -> u32 {
+        self.inner.chain_count() as u32
+    }
+}
+
+/// Clause 2/3: the rows a chain's delegate wrote (`parentToolCallId` in the chain, same
+/// normalised agent), in order, duplicate row ids collapsed (later copy wins).
+#[wasm_bindgen(js_name = selectChainRows, unchecked_return_type = "UiMessage[]")]
+pub fn select_chain_rows(
+    #[wasm_bindgen(unchecked_param_type = "UiMessage[]")] rows: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ChainSelector")] chain: JsValue,
+) -> Result<JsValue, JsValue> {
+    let chain: ChainSelector = from_js(chain, "chain")?;
+    let calls: HashSet<String> = chain.tool_call_ids.iter().cloned().collect();
+    let rows = rows_where(&rows, "rows", |r| {
+        str_prop(r, "parentToolCallId").is_some_and(|p| calls.contains(&p))
+    })?;
+    to_js(&core::select_chain_rows(&rows, &chain))
+}
+
+/// Clause 3: chain rows → `AgentMessage[]` on the delegate's own binding (failed
+/// assistants dropped, orphan tool rows carried, interrupted tools answered).
+#[wasm_bindgen(js_name = chainRowsToMessages, unchecked_return_type = "AgentMessage[]")]
+pub fn chain_rows_to_messages(
+    #[wasm_bindgen(unchecked_param_type = "UiMessage[]")] rows: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ProviderBinding")] binding: JsValue,
+) -> Result<JsValue, JsValue> {
+    let binding: ProviderBinding = from_js(binding, "binding")?;
+    let rows = all_rows(&rows, "rows")?;
+    to_js(&core::chain_rows_to_messages(&rows, &binding))
+}
+
+/// ADR 0299 clause 7: the brief, the chain's history, truncated below `hardLimit`
+/// (tool pairs oldest first, then whole messages; the brief is never dropped).
+///
+/// @returns `{messages, tokens, hardLimit, truncated, briefOverLimit, dropped}`
+#[wasm_bindgen(js_name = seedDelegateMessages, unchecked_return_type = "SeedResult")]
+pub fn seed_delegate_messages(
+    #[wasm_bindgen(unchecked_param_type = "SeedInput")] input: JsValue,
+) -> Result<JsValue, JsValue> {
+    let (rest, rows) = split_rows(&input)?;
+    let rest = if rest.is_object() {
+        let r: &Object = rest.unchecked_ref();
+        Reflect::set(r, &JsValue::from_str("rows"), &Array::new())?;
+        rest
+    } else {
+        rest
+    };
+    let mut input: SeedInput = from_js(rest, "input")?;
+    input.rows = match &input.chain {
+        Some(chain) => {
+            let calls: HashSet<String> = chain.tool_call_ids.iter().cloned().collect();
+            rows_where(&rows, "input.rows", |r| {
+                str_prop(r, "parentToolCallId").is_some_and(|p| calls.contains(&p))
+            })?
+        }
+        None => all_rows(&rows, "input.rows")?,
+    };
+    to_js(&throw(core::seed_delegate_messages(&input))?)
+}
+
+/// Clause 8: files and lines the read-only tools (`read`, `glob`, `grep`,
+/// `browser_preview`) read among `rows`.
+#[wasm_bindgen(js_name = countChainReads, unchecked_return_type = "ChainReads")]
+pub fn count_chain_reads(
+    #[wasm_bindgen(unchecked_param_type = "UiMessage[]")] rows: JsValue,
+) -> Result<JsValue, JsValue> {
+    let rows = rows_where(&rows, "rows", |r| {
+        str_prop(r, "role").as_deref() == Some("tool")
+            && str_prop(r, "toolName")
+                .is_some_and(|n| READ_ONLY_TOOLS.contains(&normalize_tool_name(&n).as_str()))
+    })?;
+    to_js(&core::count_chain_reads(&rows))
+}
+
+/// Clause 4: the binding a resumed run continues on: the recorded key if allowed, else
+/// (rebuilt chains) a match by model id, else the definition's binding with
+/// `modelChangedFrom`.
+#[wasm_bindgen(js_name = resolveResumeBinding, unchecked_return_type = "ResolvedBinding")]
+pub fn resolve_resume_binding(
+    #[wasm_bindgen(unchecked_param_type = "BindingCandidates")] candidates: JsValue,
+) -> Result<JsValue, JsValue> {
+    let c: BindingCandidates = from_js(candidates, "candidates")?;
+    to_js(&throw(core::resolve_resume_binding(&c))?)
+}
+
+/// Clause 9: the resumable-list block for `chains` (as `resumableList()` returns them).
+#[wasm_bindgen(js_name = formatResumableList)]
+pub fn format_resumable_list(
+    #[wasm_bindgen(unchecked_param_type = "ResumableChain[]")] chains: JsValue,
+) -> Result<String, JsValue> {
+    let chains: Vec<core::ResumableChain> = from_js(chains, "chains")?;
+    Ok(core::format_resumable_list(&chains))
+}
