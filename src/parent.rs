@@ -11,12 +11,11 @@
 //!   results with matching ids.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tsify::Tsify;
 
-use crate::message::{
-    AgentMessage, AssistantMessage, Content, ContentBlock, Extra, ToolCallBlock, ToolResultMessage,
-};
+use crate::delegation::history::{chain_rows_to_messages, tool_result_blocks, ProviderBinding};
+use crate::message::{AgentMessage, Content};
 use crate::transcript::{RowRole, UiMessage};
 
 /// Something the library noticed but did not fail on.
@@ -137,137 +136,61 @@ pub fn stored_report(row: &UiMessage) -> Option<String> {
         })
 }
 
-/// The tool result of a row as content blocks: `toolResult.content` (text and image
-/// blocks), else a string result, else `toolResult.text`, else the JSON of the result,
-/// else the row's own `content`. `None` when nothing was recorded.
-pub fn tool_result_blocks(row: &UiMessage) -> Option<Vec<ContentBlock>> {
-    match row.tool_result.as_ref() {
-        Some(Value::String(s)) => Some(vec![ContentBlock::text(s.clone())]),
-        Some(Value::Object(o)) => {
-            if let Some(Value::Array(items)) = o.get("content") {
-                let blocks: Vec<ContentBlock> = items
-                    .iter()
-                    .filter_map(|b| match b.get("type").and_then(Value::as_str) {
-                        Some("text") => b
-                            .get("text")
-                            .and_then(Value::as_str)
-                            .map(ContentBlock::text),
-                        Some("image") => serde_json::from_value::<ContentBlock>(b.clone()).ok(),
-                        _ => None,
-                    })
-                    .collect();
-                if !blocks.is_empty() {
-                    return Some(blocks);
-                }
-            }
-            if let Some(Value::String(t)) = o.get("text") {
-                return Some(vec![ContentBlock::text(t.clone())]);
-            }
-            Some(vec![ContentBlock::text(
-                Value::Object(o.clone()).to_string(),
-            )])
-        }
-        Some(Value::Null) | None => {
-            (!row.content.is_empty()).then(|| vec![ContentBlock::text(row.content.clone())])
-        }
-        Some(other) => Some(vec![ContentBlock::text(other.to_string())]),
+/// The report a subagent row contributes, and a warning when its raw result was
+/// JSON-looking text that did not parse. `None` when the row recorded nothing.
+fn report_of_row(row: &UiMessage, index: usize) -> (Option<String>, Option<ContextWarning>) {
+    if let Some(report) = stored_report(row) {
+        return (Some(report), None);
     }
-}
-
-/// Text of content blocks joined with `\n` (pi-ai's `contentText`).
-fn blocks_text(blocks: &[ContentBlock]) -> String {
-    Content::Blocks(blocks.to_vec()).text("\n")
-}
-
-/// Milliseconds since the epoch of an ISO-8601 timestamp (`2026-05-17T10:00:00.000Z`,
-/// offsets allowed); `None` when it does not parse.
-pub fn iso_to_millis(s: &str) -> Option<f64> {
-    let b = s.trim().as_bytes();
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let t = b.get(r)?;
-        if t.is_empty() || !t.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        std::str::from_utf8(t).ok()?.parse().ok()
-    };
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
-        return None;
+    let blocks = tool_result_blocks(row.tool_result.as_ref());
+    if blocks.is_empty() {
+        return (None, None);
     }
-    let (mut h, mut mi, mut sec, mut ms, mut i) = (0, 0, 0, 0f64, 10);
-    if matches!(b.get(10), Some(b'T') | Some(b't') | Some(b' ')) {
-        h = num(11..13)?;
-        mi = num(14..16)?;
-        sec = num(17..19)?;
-        i = 19;
-        if b.get(19) == Some(&b'.') {
-            let start = 20;
-            let mut end = start;
-            while b.get(end).is_some_and(u8::is_ascii_digit) {
-                end += 1;
-            }
-            let frac = std::str::from_utf8(&b[start..end]).ok()?;
-            ms = format!("0.{frac}").parse::<f64>().ok()? * 1000.0;
-            i = end;
-        }
+    let raw = Content::Blocks(blocks).text("\n");
+    if !raw.trim_start().starts_with(['{', '[']) {
+        return (Some(raw), None); // an old row that stored the report text itself
     }
-    let offset_min = match b.get(i) {
-        None | Some(b'Z') | Some(b'z') => 0,
-        Some(sign @ (b'+' | b'-')) => {
-            let oh = num(i + 1..i + 3)?;
-            let om = if b.get(i + 3) == Some(&b':') {
-                num(i + 4..i + 6)?
-            } else {
-                num(i + 3..i + 5).unwrap_or(0)
-            };
-            let m = oh * 60 + om;
-            if *sign == b'+' {
-                m
-            } else {
-                -m
-            }
-        }
-        _ => return None,
-    };
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
-        return None;
+    let r = subagent_result_for_parent(&raw);
+    let warning = r.warning.map(|mut w| {
+        w.row_id = Some(row.id.clone());
+        w.index = Some(index);
+        w
+    });
+    (Some(r.text), warning)
+}
+
+/// The binding stamped on the rebuilt assistant messages: the parent's latest assistant
+/// row's provider and model (the session binding), else `"unknown"`.
+fn session_binding(rows: &[UiMessage]) -> ProviderBinding {
+    let last = rows.iter().rev().find(|r| {
+        r.role == RowRole::Assistant && r.parent_tool_call_id.is_none() && r.model_id.is_some()
+    });
+    ProviderBinding {
+        provider: last
+            .and_then(|r| r.provider_id.clone())
+            .unwrap_or_else(|| "unknown".into()),
+        model: last
+            .and_then(|r| r.model_id.clone())
+            .unwrap_or_else(|| "unknown".into()),
+        api: None,
+        thinking_signature: None,
     }
-    // days from civil (Howard Hinnant)
-    let yy = if mo <= 2 { y - 1 } else { y };
-    let era = yy.div_euclid(400);
-    let yoe = yy - era * 400;
-    let mp = (mo + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146097 + doe - 719468;
-    let secs = days * 86400 + h * 3600 + mi * 60 + sec - offset_min * 60;
-    Some(secs as f64 * 1000.0 + ms.round())
-}
-
-fn row_timestamp(row: &UiMessage) -> Option<f64> {
-    row.created_at.as_deref().and_then(iso_to_millis)
-}
-
-fn tool_args_value(row: &UiMessage) -> Value {
-    row.tool_args_object()
-        .map(Value::Object)
-        .unwrap_or_else(|| Value::Object(Map::new()))
-}
-
-/// A failed assistant row (`status: "error"`, `isError`, or an `error`): dropped on replay.
-pub fn is_failed_assistant_row(row: &UiMessage) -> bool {
-    row.status.as_deref() == Some("error")
-        || row.is_error == Some(true)
-        || row.error.as_ref().is_some_and(|e| !e.is_null())
 }
 
 /// Replay path (seed 001, "Historical Context"): the parent's model context from the
-/// persisted rows of a session.
+/// persisted rows of a session. The rows are converted by the same converter that
+/// rebuilds a delegate's history ([`chain_rows_to_messages`]: failed assistants dropped,
+/// orphan tool rows carried, interrupted tools answered, a row rewritten in place counted
+/// once), after two parent-only steps: rows a delegate wrote are left out, and a
+/// subagent/Task row's result is replaced by the delegate's report.
 pub fn build_parent_context(rows: &[UiMessage]) -> ParentContext {
-    let mut messages: Vec<AgentMessage> = Vec::new();
+    build_parent_context_with(rows, &session_binding(rows))
+}
+
+/// [`build_parent_context`] with an explicit provider/model binding for the assistants.
+pub fn build_parent_context_with(rows: &[UiMessage], binding: &ProviderBinding) -> ParentContext {
     let mut warnings = Vec::new();
-    // index in `messages` of the assistant that carries the tool calls now arriving
-    let mut carrier: Option<usize> = None;
+    let mut own: Vec<UiMessage> = Vec::with_capacity(rows.len());
     for (index, row) in rows.iter().enumerate() {
         if row
             .parent_tool_call_id
@@ -276,142 +199,24 @@ pub fn build_parent_context(rows: &[UiMessage]) -> ParentContext {
         {
             continue; // a delegate's own row: never in the parent's context
         }
-        let ts = row_timestamp(row);
-        match row.role {
-            RowRole::System => {}
-            RowRole::User => {
-                carrier = None;
-                if row.content.trim().is_empty() {
-                    continue;
-                }
-                messages.push(AgentMessage::user_text(row.content.clone(), ts));
-            }
-            RowRole::Assistant => {
-                if is_failed_assistant_row(row) {
-                    carrier = None;
-                    continue;
-                }
-                let mut content = Vec::new();
-                if let Some(t) = row.thinking.as_deref().filter(|t| !t.is_empty()) {
-                    content.push(ContentBlock::Thinking(crate::message::ThinkingBlock {
-                        thinking: t.to_string(),
-                        thinking_signature: None,
-                        redacted: None,
-                        extra: Extra::new(),
-                    }));
-                }
-                if !row.content.is_empty() {
-                    content.push(ContentBlock::text(row.content.clone()));
-                }
-                messages.push(assistant(
-                    content,
-                    "stop",
-                    row.provider_id.clone(),
-                    row.model_id.clone(),
-                    ts,
-                ));
-                carrier = Some(messages.len() - 1);
-            }
-            RowRole::Tool => {
-                let (Some(call_id), Some(name)) = (row.tool_call_id.clone(), row.tool_name.clone())
-                else {
-                    warnings.push(ContextWarning {
-                        code: "TOOL_ROW_SKIPPED".into(),
-                        message: "a tool row without toolCallId or toolName was skipped".into(),
-                        row_id: Some(row.id.clone()),
-                        index: Some(index),
-                    });
-                    continue;
-                };
-                let at = match carrier {
-                    Some(i) => i,
-                    None => {
-                        messages.push(assistant(
-                            Vec::new(),
-                            "toolUse",
-                            row.provider_id.clone(),
-                            row.model_id.clone(),
-                            ts,
-                        ));
-                        messages.len() - 1
-                    }
-                };
-                carrier = Some(at);
-                if let Some(AgentMessage::Assistant(a)) = messages.get_mut(at) {
-                    a.content.push(ContentBlock::ToolCall(ToolCallBlock {
-                        id: call_id.clone(),
-                        name: name.clone(),
-                        arguments: tool_args_value(row),
-                        thought_signature: None,
-                        extra: Extra::new(),
-                    }));
-                    a.stop_reason = Some("toolUse".into());
-                }
-                let normalized = crate::transcript::normalize_tool_name(&name);
-                let blocks = if is_subagent_tool(&normalized) {
-                    let report = stored_report(row).or_else(|| {
-                        let raw = tool_result_blocks(row).map(|b| blocks_text(&b))?;
-                        if !raw.trim_start().starts_with(['{', '[']) {
-                            return Some(raw); // an old row that stored the report text itself
-                        }
-                        let r = subagent_result_for_parent(&raw);
-                        if let Some(mut w) = r.warning {
-                            w.row_id = Some(row.id.clone());
-                            w.index = Some(index);
-                            warnings.push(w);
-                        }
-                        Some(r.text)
-                    });
-                    report.map(|t| vec![ContentBlock::text(t)])
-                } else {
-                    tool_result_blocks(row)
-                };
-                let running = row.tool_status.as_deref() == Some("running");
-                let blocks = blocks.unwrap_or_else(|| {
-                    vec![ContentBlock::text(if running {
-                        "[tool call was interrupted before a result was recorded]"
-                    } else {
-                        "[no tool result recorded]"
-                    })]
-                });
-                let is_error = matches!(
-                    row.tool_status.as_deref(),
-                    Some("running" | "error" | "denied")
-                ) || row.is_error == Some(true);
-                messages.push(AgentMessage::ToolResult(ToolResultMessage {
-                    tool_call_id: call_id,
-                    tool_name: name,
-                    content: Content::Blocks(blocks),
-                    details: None,
-                    is_error: Some(is_error),
-                    timestamp: ts,
-                    extra: Extra::new(),
-                }));
-            }
+        let subagent = row.role == RowRole::Tool
+            && row
+                .normalized_tool_name()
+                .is_some_and(|n| is_subagent_tool(&n));
+        if !subagent {
+            own.push(row.clone());
+            continue;
         }
+        let (report, warning) = report_of_row(row, index);
+        warnings.extend(warning);
+        let mut row = row.clone();
+        row.tool_result = report.map(Value::String);
+        own.push(row);
     }
-    messages.retain(|m| !matches!(m, AgentMessage::Assistant(a) if a.content.is_empty()));
-    ParentContext { messages, warnings }
-}
-
-fn assistant(
-    content: Vec<ContentBlock>,
-    stop: &str,
-    provider: Option<String>,
-    model: Option<String>,
-    ts: Option<f64>,
-) -> AgentMessage {
-    AgentMessage::Assistant(AssistantMessage {
-        content,
-        api: None,
-        provider,
-        model,
-        usage: None,
-        stop_reason: Some(stop.into()),
-        error_message: None,
-        timestamp: ts,
-        extra: Extra::new(),
-    })
+    ParentContext {
+        messages: chain_rows_to_messages(&own, binding),
+        warnings,
+    }
 }
 
 #[cfg(test)]
@@ -565,19 +370,5 @@ mod tests {
         let r = subagent_result_for_parent("oops");
         assert_eq!(r.text, "oops");
         assert_eq!(r.warning.unwrap().code, UNPARSEABLE_SUBAGENT_RESULT);
-    }
-
-    #[test]
-    fn iso_timestamps() {
-        assert_eq!(iso_to_millis("1970-01-01T00:00:00.000Z"), Some(0.0));
-        assert_eq!(
-            iso_to_millis("2026-05-17T10:00:00.123Z"),
-            Some(1_779_012_000_123.0)
-        );
-        assert_eq!(
-            iso_to_millis("2026-05-17T12:00:00+02:00"),
-            Some(1_779_012_000_000.0)
-        );
-        assert_eq!(iso_to_millis("nonsense"), None);
     }
 }
