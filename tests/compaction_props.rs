@@ -7,8 +7,8 @@
 
 use delegate_context::budget::{context_budget, BudgetModel, ContextBudget};
 use delegate_context::compaction::turn::{
-    complete_delegate_turn, prepare_delegate_turn, DelegateTurnOptions, DelegateTurnOutcome,
-    SummaryAnswer, TurnAction, TurnOutcomeKind,
+    complete_delegate_turn, prepare_delegate_turn, quick_unchanged, DelegateTurnOptions,
+    DelegateTurnOutcome, SummaryAnswer, TurnAction, TurnOutcomeKind,
 };
 use delegate_context::compaction::SummaryKind;
 use delegate_context::message::AgentMessage;
@@ -283,6 +283,32 @@ fn step(
     )
 }
 
+/// The fast path (newest first, stopping at the fresh usage anchor) agrees with the full
+/// analysis whenever it answers, and answers whenever the full analysis is `unchanged`
+/// on a context whose fresh tail has a trusted usage.
+fn fast_path_agrees(
+    ms: &[AgentMessage],
+    budget: &ContextBudget,
+    opts: &DelegateTurnOptions,
+) -> Result<(), TestCaseError> {
+    let last_summary = ms
+        .iter()
+        .rposition(|m| matches!(m, AgentMessage::CompactionSummary(_)));
+    let mut reads = 0usize;
+    let quick = quick_unchanged(ms.len(), last_summary, budget, opts, |i| {
+        reads += 1;
+        Ok(ms[i].clone())
+    })
+    .expect("valid");
+    let full = prepare_delegate_turn(ms, budget, opts).expect("valid");
+    if let Some(q) = quick {
+        prop_assert_eq!(&q, &full);
+        count(6);
+        prop_assert!(reads <= ms.len() + 1);
+    }
+    Ok(())
+}
+
 fn check(case: Case) -> Result<(), TestCaseError> {
     let ms = build(&case);
     let before = ms.clone();
@@ -297,6 +323,7 @@ fn check(case: Case) -> Result<(), TestCaseError> {
         now: Some(42.0),
         ..Default::default()
     };
+    fast_path_agrees(&ms, &budget, &opts)?;
     prop_assert!(
         provider_valid(&ms).is_ok(),
         "generator: {:?}",
@@ -380,6 +407,12 @@ fn check(case: Case) -> Result<(), TestCaseError> {
             }
         }
     }
+    // The next turn after the step: a provider response with usage, and its tool result.
+    let mut next = out.messages.clone();
+    next.push(msg(json!({"role": "assistant", "content": [{"type": "toolCall", "id": "next_1", "name": "read", "arguments": {"path": "n"}}],
+                         "stopReason": "toolUse", "usage": {"totalTokens": after.min(budget.hard_limit.saturating_sub(50)) as f64}})));
+    next.push(msg(json!({"role": "toolResult", "toolCallId": "next_1", "toolName": "read", "content": [{"type": "text", "text": "x"}], "isError": false})));
+    fast_path_agrees(&next, &budget, &opts)?;
     // No thrash: the next boundary right after a compaction leaves the context alone.
     if out.outcome != TurnOutcomeKind::Unchanged && !case.early {
         let again = prepare_delegate_turn(&out.messages, &budget, &opts).expect("valid");
@@ -395,7 +428,7 @@ fn check(case: Case) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-static STATS: [AtomicUsize; 6] = [const { AtomicUsize::new(0) }; 6];
+static STATS: [AtomicUsize; 7] = [const { AtomicUsize::new(0) }; 7];
 
 fn count(k: usize) {
     STATS[k].fetch_add(1, Ordering::Relaxed);
@@ -417,12 +450,12 @@ fn boundary_step_invariants() {
     }
     let s: Vec<usize> = STATS.iter().map(|a| a.load(Ordering::Relaxed)).collect();
     println!(
-        "boundary step: {cases} cases: {} unchanged, {} compacted, {} degraded, {} overflow ({} summary requests bounded, {} second steps checked)",
-        s[0], s[1], s[2], s[3], s[4], s[5]
+        "boundary step: {cases} cases: {} unchanged, {} compacted, {} degraded, {} overflow ({} summary requests bounded, {} second steps checked, {} fast-path answers equal to the full analysis)",
+        s[0], s[1], s[2], s[3], s[4], s[5], s[6]
     );
     let min = cases as usize / 20;
     assert!(
-        s[1] > min && s[2] > min && s[3] > 0,
+        s[1] > min && s[2] > min && s[3] > 0 && s[6] > min,
         "every outcome is exercised: {s:?}"
     );
 }

@@ -218,10 +218,15 @@ pub fn estimate_with_overhead(messages: &[AgentMessage], overhead_tokens: u64) -
 /// First index whose provider usage can describe the current context: after the
 /// messages a previous compaction retained (see the module docs).
 pub fn fresh_usage_start(messages: &[AgentMessage]) -> usize {
-    let Some(k) = last_summary_index(messages) else {
-        return 0;
-    };
-    let AgentMessage::CompactionSummary(s) = &messages[k] else {
+    match last_summary_index(messages) {
+        Some(k) => fresh_start_after(k, &messages[k]),
+        None => 0,
+    }
+}
+
+/// The first fresh index when the last `compactionSummary` is `summary`, at index `k`.
+fn fresh_start_after(k: usize, summary: &AgentMessage) -> usize {
+    let AgentMessage::CompactionSummary(s) = summary else {
         return 0;
     };
     let retained = s
@@ -293,6 +298,72 @@ fn validate(messages: &[AgentMessage], budget: &ContextBudget) -> Result<()> {
     }
 }
 
+/// hardLimit (clause 3), or the opt-in earlier trigger.
+fn threshold(budget: &ContextBudget, options: &DelegateTurnOptions) -> u64 {
+    if options.early_trigger {
+        budget.compaction_trigger.max(1)
+    } else {
+        budget.hard_limit
+    }
+}
+
+/// The turn-boundary check for the common case, without reading the whole context.
+///
+/// Reads the messages through `get`, newest first, until the last fresh trusted usage
+/// (plus the brief and the last `compactionSummary`, whose index the caller found by
+/// role alone). When that figure is below the threshold the answer is
+/// [`prepare_delegate_turn`]'s `unchanged` preparation, identical field for field;
+/// otherwise (`None`) the caller runs the full analysis. At every turn of a long
+/// delegate this keeps the cost proportional to what came after the last provider
+/// response, not to the whole history.
+pub fn quick_unchanged(
+    len: usize,
+    last_summary: Option<usize>,
+    budget: &ContextBudget,
+    options: &DelegateTurnOptions,
+    mut get: impl FnMut(usize) -> Result<AgentMessage>,
+) -> Result<Option<DelegateTurnPreparation>> {
+    if len == 0 {
+        return Ok(None);
+    }
+    let brief = get(0)?;
+    validate(std::slice::from_ref(&brief), budget)?;
+    let fresh = match last_summary {
+        Some(k) if k < len => fresh_start_after(k, &get(k)?),
+        _ => 0,
+    };
+    let threshold = threshold(budget, options);
+    let mut tail: Vec<AgentMessage> = Vec::new();
+    let mut trailing = 0u64;
+    for i in (fresh.max(1)..len).rev() {
+        let m = get(i)?;
+        if let Some(u) = trusted_usage(&m) {
+            let tokens = to_u64(calculate_context_tokens(u)) + trailing;
+            if tokens >= threshold {
+                return Ok(None);
+            }
+            tail.push(m);
+            tail.reverse();
+            let (turn, _) = turn_kind(&tail);
+            return Ok(Some(DelegateTurnPreparation {
+                action: TurnAction::Unchanged,
+                tokens,
+                threshold,
+                hard_limit: budget.hard_limit,
+                turn,
+                requests: Vec::new(),
+                is_split_turn: false,
+                summarized_messages: 0,
+                retained_messages: 0,
+                reason: None,
+            }));
+        }
+        trailing += estimate_tokens(&m);
+        tail.push(m);
+    }
+    Ok(None)
+}
+
 fn analyze(
     messages: &[AgentMessage],
     budget: &ContextBudget,
@@ -301,11 +372,7 @@ fn analyze(
     validate(messages, budget)?;
     let ov = overhead(options);
     let tokens = boundary_tokens(messages, ov);
-    let threshold = if options.early_trigger {
-        budget.compaction_trigger.max(1)
-    } else {
-        budget.hard_limit
-    };
+    let threshold = threshold(budget, options);
     let (turn, last_assistant) = turn_kind(messages);
     let mut a = Analysis {
         tokens,

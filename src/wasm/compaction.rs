@@ -15,13 +15,14 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use super::convert::{from_js, messages_from_js, throw, to_js, to_js_error};
+use super::convert::{from_js, messages_from_js, throw, to_js, to_js_error, LazyMessages};
 use crate::budget::ContextBudget;
 use crate::compaction::prepare::{compaction_plans as core_plans, CompactionSettings};
 use crate::compaction::summary::SummaryKind;
 use crate::compaction::turn::{
-    complete_delegate_turn as core_complete, prepare_delegate_turn as core_prepare, DegradeReason,
-    DelegateTurnOptions, DelegateTurnOutcome, SummaryAnswer, TurnAction, TurnOutcomeKind,
+    complete_delegate_turn as core_complete, prepare_delegate_turn as core_prepare,
+    quick_unchanged, DegradeReason, DelegateTurnOptions, DelegateTurnOutcome,
+    DelegateTurnPreparation, SummaryAnswer, TurnAction, TurnOutcomeKind,
 };
 use crate::compaction::{self as core};
 use crate::error::Error;
@@ -173,6 +174,49 @@ fn turn_args(input: &JsValue) -> Result<TurnArgs, JsValue> {
     })
 }
 
+/// The common case at every turn: below the threshold, read newest first up to the last
+/// provider usage (see [`quick_unchanged`]); `None` when the full analysis is needed.
+fn quick(
+    messages: &JsValue,
+    path: &str,
+    budget: &ContextBudget,
+    options: &DelegateTurnOptions,
+) -> Result<Option<DelegateTurnPreparation>, JsValue> {
+    let lazy = LazyMessages::new(messages.clone(), path)?;
+    let last_summary = lazy.last_index_of_role("compactionSummary");
+    throw(quick_unchanged(
+        lazy.len(),
+        last_summary,
+        budget,
+        options,
+        |i| lazy.get(i),
+    ))
+}
+
+/// The `unchanged` outcome of a fast-path answer, with the caller's own array as
+/// `messages` (nothing was copied).
+fn unchanged_outcome(p: &DelegateTurnPreparation, messages: &JsValue) -> Result<JsValue, JsValue> {
+    let out = DelegateTurnOutcome {
+        outcome: TurnOutcomeKind::Unchanged,
+        messages: Vec::new(),
+        tokens_before: p.tokens,
+        tokens_after: p.tokens,
+        hard_limit: p.hard_limit,
+        turn: p.turn,
+        is_split_turn: false,
+        summarized_messages: 0,
+        dropped_messages: 0,
+        dropped_tokens: 0,
+        context_compactions: 0,
+        context_degraded: false,
+        reason: None,
+        summary_error: None,
+    };
+    let js = to_js(&out)?;
+    Reflect::set(&js, &JsValue::from_str("messages"), messages)?;
+    Ok(js)
+}
+
 fn turn_config(
     input: &JsValue,
     path: &str,
@@ -309,6 +353,15 @@ pub fn serialize_conversation(
 pub fn prepare_delegate_turn(
     #[wasm_bindgen(unchecked_param_type = "DelegateTurnInput")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
+    let (budget, _, options) = turn_config(&input, "input")?;
+    if let Some(p) = quick(
+        &field(&input, "messages", "input")?,
+        "messages",
+        &budget,
+        &options,
+    )? {
+        return to_js(&p);
+    }
     let a = turn_args(&input)?;
     to_js(&throw(core_prepare(&a.messages, &a.budget, &a.options))?)
 }
@@ -482,14 +535,23 @@ fn summarize_fn(v: JsValue, path: &str) -> Result<Function, JsValue> {
 pub fn run_delegate_turn(
     #[wasm_bindgen(unchecked_param_type = "RunDelegateTurnInput")] input: JsValue,
 ) -> Promise {
-    let prepared = (|| -> Result<(TurnArgs, Function, JsValue), JsValue> {
-        let args = turn_args(&input)?;
+    let prepared = (|| -> Result<Result<(TurnArgs, Function, JsValue), JsValue>, JsValue> {
         let summarize = summarize_fn(field(&input, "summarize", "input")?, "summarize")?;
         let signal = field(&input, "signal", "input")?;
-        Ok((args, summarize, signal))
+        let (budget, _, options) = turn_config(&input, "input")?;
+        let messages = field(&input, "messages", "input")?;
+        if !aborted(std::slice::from_ref(&signal)) {
+            if let Some(p) = quick(&messages, "messages", &budget, &options)? {
+                return Ok(Err(unchanged_outcome(&p, &messages)?));
+            }
+        }
+        Ok(Ok((turn_args(&input)?, summarize, signal)))
     })();
     future_to_promise(async move {
-        let (args, summarize, signal) = prepared?;
+        let (args, summarize, signal) = match prepared? {
+            Ok(parts) => parts,
+            Err(unchanged) => return Ok(unchanged),
+        };
         let out = run_turn(args, summarize, vec![signal]).await?;
         to_js(&out)
     })
@@ -559,14 +621,39 @@ pub fn create_prepare_next_turn(
         );
         future_to_promise(async move {
             let context = field(&ctx, "context", "ctx")?;
-            let messages = messages_from_js(
-                field(&context, "messages", "ctx.context")?,
-                "ctx.context.messages",
-            )?;
+            let messages_js = field(&context, "messages", "ctx.context")?;
             if options.overhead_tokens.is_none() {
                 options.overhead_tokens = Some(context_overhead(&context));
             }
             options.now = Some(js_sys::Date::now());
+            if aborted(&[signal.clone(), loop_signal.clone()]) {
+                return Err(to_js_error(&Error::Aborted));
+            }
+            if let Some(p) = quick(&messages_js, "ctx.context.messages", &budget, &options)? {
+                let report = {
+                    let mut s = state.borrow_mut();
+                    s.boundaries += 1;
+                    DelegateTurnReport {
+                        outcome: TurnOutcomeKind::Unchanged,
+                        tokens_before: p.tokens,
+                        tokens_after: p.tokens,
+                        hard_limit: p.hard_limit,
+                        summarized_messages: 0,
+                        dropped_messages: 0,
+                        dropped_tokens: 0,
+                        reason: None,
+                        summary_error: None,
+                        boundaries: s.boundaries,
+                        context_compactions: s.compactions,
+                        context_degraded: s.degraded,
+                    }
+                };
+                if let Some(f) = &on_outcome {
+                    let _ = f.call1(&JsValue::UNDEFINED, &to_js(&report)?);
+                }
+                return Ok(JsValue::UNDEFINED);
+            }
+            let messages = messages_from_js(messages_js, "ctx.context.messages")?;
             let args = TurnArgs {
                 messages,
                 budget,

@@ -131,6 +131,18 @@ impl LazyMessages {
         self.len() == 0
     }
 
+    /// Index of the last message whose `role` is `role`, read without decoding anything.
+    pub fn last_index_of_role(&self, role: &str) -> Option<usize> {
+        let key = JsValue::from_str("role");
+        (0..self.len()).rev().find(|&i| {
+            js_sys::Reflect::get(&self.array.get(i as u32), &key)
+                .ok()
+                .and_then(|r| r.as_string())
+                .as_deref()
+                == Some(role)
+        })
+    }
+
     /// Decode message `i`.
     pub fn get(&self, i: usize) -> Result<AgentMessage, Error> {
         let path = format!("{}[{i}]", self.path);
