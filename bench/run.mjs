@@ -21,7 +21,7 @@ const rows = [];
 function compare(name, ours, theirs) {
   const a = time(ours);
   const b = time(theirs);
-  rows.push({ benchmark: name, "ours ms": a.toFixed(3), "pi ms": b.toFixed(3), "ratio ours/pi": (a / b).toFixed(2) });
+  rows.push({ benchmark: name, "ours µs": (a * 1000).toFixed(1), "pi µs": (b * 1000).toFixed(2), "ratio ours/pi": (a / b).toFixed(1) });
 }
 
 for (const file of SESSION_FILES) {
