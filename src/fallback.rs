@@ -22,17 +22,17 @@ pub struct FallbackCandidate {
     #[serde(alias = "modelId")]
     pub id: String,
     /// The provider id (`providerId` is accepted too).
-    #[serde(default, alias = "providerId")]
+    #[serde(default, alias = "providerId", skip_serializing_if = "Option::is_none")]
     #[tsify(optional)]
     pub provider: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[tsify(optional)]
     pub context_window: Option<f64>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[tsify(optional)]
     pub max_tokens: Option<f64>,
     /// A per-definition output cap (ADR 0210).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[tsify(optional)]
     pub definition_max_tokens: Option<f64>,
     #[serde(flatten)]
