@@ -17,6 +17,36 @@
 
 use serde_json::Value;
 
+/// Parse JSON text the way JavaScript's `JSON.parse` reads numbers: every number is a
+/// double. serde_json keeps integers as 64-bit integers, and one beyond 2^53 (which
+/// `JSON.stringify` prints for a large integral double) could not travel back to
+/// JavaScript; such integers become the double they denote (the same value JavaScript had).
+pub fn parse_json(text: &str) -> serde_json::Result<Value> {
+    let mut v: Value = serde_json::from_str(text)?;
+    doubles_only(&mut v);
+    Ok(v)
+}
+
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+fn doubles_only(v: &mut Value) {
+    match v {
+        Value::Number(n) => {
+            let unsafe_int = n.as_u64().is_some_and(|u| u > MAX_SAFE_INTEGER)
+                || n.as_i64()
+                    .is_some_and(|i| i.unsigned_abs() > MAX_SAFE_INTEGER);
+            if unsafe_int {
+                if let Some(f) = n.as_f64().and_then(serde_json::Number::from_f64) {
+                    *n = f;
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(doubles_only),
+        Value::Object(o) => o.values_mut().for_each(doubles_only),
+        _ => {}
+    }
+}
+
 /// Length of `s` in UTF-16 code units (JavaScript's `s.length`).
 pub fn utf16_len(s: &str) -> usize {
     // ASCII fast path: one unit per byte.
@@ -198,6 +228,19 @@ mod tests {
         assert_eq!(json_stringify_len(&json!([])), 2);
         assert_eq!(json_stringify_len(&json!(-5)), 2);
         assert_eq!(json_stringify_len(&json!(1.5e300)), 8);
+    }
+
+    #[test]
+    fn large_integers_become_doubles() {
+        let v = parse_json(
+            r#"{"a": 984346044394296800, "b": [-9007199254740993, 7], "c": 9007199254740991}"#,
+        )
+        .unwrap();
+        assert_eq!(v["a"].as_f64(), Some(984346044394296800.0));
+        assert!(v["a"].is_f64());
+        assert!(v["b"][0].is_f64());
+        assert!(v["b"][1].is_u64());
+        assert!(v["c"].is_u64());
     }
 
     #[test]

@@ -64,7 +64,7 @@ pub const UNPARSEABLE_SUBAGENT_RESULT: &str = "UNPARSEABLE_SUBAGENT_RESULT";
 /// Live path (seed 001, "Live Context"): the text one raw subagent tool result
 /// contributes to the parent's context.
 pub fn subagent_result_for_parent(raw: &str) -> ParentReport {
-    match serde_json::from_str::<Value>(raw) {
+    match crate::js_text::parse_json(raw) {
         Ok(v) => match report_of_result_json(&v) {
             Some(text) => ParentReport { text, extracted: true, warning: None },
             None => ParentReport { text: raw.to_string(), extracted: false, warning: None },

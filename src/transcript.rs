@@ -104,7 +104,7 @@ impl UiMessage {
     pub fn tool_args_object(&self) -> Option<Map<String, Value>> {
         match self.tool_args.as_ref()? {
             Value::Object(m) => Some(m.clone()),
-            Value::String(s) => match serde_json::from_str::<Value>(s) {
+            Value::String(s) => match crate::js_text::parse_json(s) {
                 Ok(Value::Object(m)) => Some(m),
                 _ => None,
             },

@@ -15,7 +15,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use super::convert::{from_js, messages_from_js, throw, to_js, to_js_error, LazyMessages};
+use super::convert::{
+    from_js, messages_from_js, number_arg, throw, to_js, to_js_error, LazyMessages,
+};
 use crate::budget::ContextBudget;
 use crate::compaction::prepare::{compaction_plans as core_plans, CompactionSettings};
 use crate::compaction::summary::SummaryKind;
@@ -269,10 +271,14 @@ fn index_arg(x: f64, path: &str, max: usize) -> Result<usize, JsValue> {
 #[wasm_bindgen(js_name = findCutPoint, unchecked_return_type = "CutPoint")]
 pub fn find_cut_point(
     #[wasm_bindgen(unchecked_param_type = "AgentMessage[]")] messages: JsValue,
-    start_index: f64,
-    end_index: f64,
-    keep_recent_tokens: f64,
+    #[wasm_bindgen(js_name = "startIndex", unchecked_param_type = "number")] start_index: JsValue,
+    #[wasm_bindgen(js_name = "endIndex", unchecked_param_type = "number")] end_index: JsValue,
+    #[wasm_bindgen(js_name = "keepRecentTokens", unchecked_param_type = "number")]
+    keep_recent_tokens: JsValue,
 ) -> Result<JsValue, JsValue> {
+    let start_index = number_arg(start_index, "startIndex")?;
+    let end_index = number_arg(end_index, "endIndex")?;
+    let keep_recent_tokens = number_arg(keep_recent_tokens, "keepRecentTokens")?;
     let ms = messages_from_js(messages, "messages")?;
     let end = index_arg(end_index, "endIndex", ms.len())?;
     let start = index_arg(start_index, "startIndex", end)?;
@@ -290,11 +296,10 @@ pub fn find_cut_point(
 #[wasm_bindgen(js_name = prepareCompaction, unchecked_return_type = "CompactionPreparation | undefined")]
 pub fn prepare_compaction(
     #[wasm_bindgen(unchecked_param_type = "AgentMessage[]")] messages: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Partial<CompactionSettings> | undefined")]
-    settings: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Partial<CompactionSettings>")] settings: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
     let ms = messages_from_js(messages, "messages")?;
-    let s = settings_from_js(settings, "settings")?;
+    let s = settings_from_js(settings.unwrap_or(JsValue::UNDEFINED), "settings")?;
     match core::prepare_compaction(&ms, &s) {
         Some(p) => to_js(&p),
         None => Ok(JsValue::UNDEFINED),
@@ -309,9 +314,9 @@ pub fn prepare_compaction(
 pub fn compaction_plans(
     #[wasm_bindgen(unchecked_param_type = "AgentMessage[]")] messages: JsValue,
     #[wasm_bindgen(unchecked_param_type = "number[]")] ends: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Partial<CompactionSettings> | undefined")]
-    settings: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Partial<CompactionSettings>")] settings: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
+    let settings = settings.unwrap_or(JsValue::UNDEFINED);
     let ms = messages_from_js(messages, "messages")?;
     let ends: Vec<f64> = from_js(ends, "ends")?;
     let ends = ends

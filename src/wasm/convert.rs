@@ -23,28 +23,75 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
         .map_err(|e| to_js_error(&Error::invalid("(result)", e.to_string())))
 }
 
-/// Any JS value as JSON data. `undefined` becomes `null`; functions and symbols fail.
+/// Any JS value as JSON data. `undefined` becomes `null`.
+///
+/// Objects and arrays cross as one `JSON.stringify` string parsed by serde_json: one
+/// native call and one copy instead of a boundary call per property, and no way for a
+/// malformed object to throw inside the decoder. What JSON cannot hold is an
+/// `INVALID_INPUT` (a cycle, a BigInt); `Date`s become their ISO strings. Text with a
+/// lone surrogate, which serde_json rejects, takes the property-by-property path, where
+/// the surrogate becomes U+FFFD.
 pub fn js_to_value(value: JsValue, path: &str) -> Result<Value, JsValue> {
+    js_to_value_core(&value, path, false).map_err(|e| to_js_error(&e))
+}
+
+fn js_to_value_core(value: &JsValue, path: &str, strict_numbers: bool) -> Result<Value, Error> {
     if value.is_undefined() {
         return Ok(Value::Null);
     }
-    serde_wasm_bindgen::from_value(value)
-        .map_err(|e| to_js_error(&Error::invalid(path, e.to_string())))
+    if !value.is_object() {
+        if let Some(x) = value.as_f64() {
+            if !x.is_finite() && strict_numbers {
+                return Err(Error::invalid(
+                    path,
+                    format!("expected a finite number, got {x}"),
+                ));
+            }
+        }
+        return serde_wasm_bindgen::from_value(value.clone())
+            .map_err(|e| Error::invalid(path, e.to_string()));
+    }
+    let text = if strict_numbers {
+        // Infinity and NaN would print as null: make them strings, which then fail to
+        // decode as numbers with the path of the bad value.
+        let replacer =
+            Closure::<dyn Fn(JsValue, JsValue) -> JsValue>::new(|_k: JsValue, v: JsValue| match v
+                .as_f64()
+            {
+                Some(x) if !x.is_finite() => JsValue::from_str(&x.to_string()),
+                _ => v,
+            });
+        let f: &js_sys::Function = replacer.as_ref().unchecked_ref();
+        js_sys::JSON::stringify_with_replacer(value, f)
+    } else {
+        js_sys::JSON::stringify(value)
+    };
+    let text = text
+        .map_err(|e| Error::invalid(path, format!("not JSON data ({})", describe_js_error(&e))))?;
+    let Some(text) = text.as_string() else {
+        return Ok(Value::Null); // e.g. a toJSON() that returns undefined
+    };
+    match crate::js_text::parse_json(&text) {
+        Ok(v) => Ok(v),
+        // JSON.stringify wrote a lone surrogate as \udXXX, which serde_json rejects; the
+        // value is acyclic (stringify succeeded), so the per-property path is safe.
+        Err(_) => serde_wasm_bindgen::from_value(value.clone())
+            .map_err(|e| Error::invalid(path, e.to_string())),
+    }
 }
 
-/// Decode a typed input straight from the JS value (numbers keep `Infinity`/`NaN`, so
-/// validation can reject them), naming `path` and the inner path of a bad value.
+fn describe_js_error(e: &JsValue) -> String {
+    e.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| "unknown error".into())
+}
+
+/// Decode a typed input, naming `path` and the inner path of a bad value. Non-finite
+/// numbers are rejected (they have no JSON form and no meaning as sizes or indices).
 pub fn from_js<T: DeserializeOwned>(value: JsValue, path: &str) -> Result<T, JsValue> {
-    let de = serde_wasm_bindgen::Deserializer::from(value);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let inner = e.path().to_string();
-        let full = match inner.as_str() {
-            "." | "" => path.to_string(),
-            i if i.starts_with('[') => format!("{path}{i}"),
-            i => format!("{path}.{i}"),
-        };
-        to_js_error(&Error::invalid(full, e.into_inner().to_string()))
-    })
+    let v = js_to_value_core(&value, path, true).map_err(|e| to_js_error(&e))?;
+    crate::message::decode_at(v, path).map_err(|e| to_js_error(&e))
 }
 
 /// Decode an `AgentMessage[]`.
@@ -146,8 +193,21 @@ impl LazyMessages {
     /// Decode message `i`.
     pub fn get(&self, i: usize) -> Result<AgentMessage, Error> {
         let path = format!("{}[{i}]", self.path);
-        let v: Value = serde_wasm_bindgen::from_value(self.array.get(i as u32))
-            .map_err(|e| Error::invalid(&path, e.to_string()))?;
+        let v = js_to_value_core(&self.array.get(i as u32), &path, false)?;
         AgentMessage::from_value(v, &path)
     }
+}
+
+/// A string argument, or `INVALID_INPUT` at `path` (instead of wasm-bindgen's code-less error).
+pub fn string_arg(value: JsValue, path: &str) -> Result<String, JsValue> {
+    value
+        .as_string()
+        .ok_or_else(|| to_js_error(&Error::invalid(path, "expected a string")))
+}
+
+/// A number argument, or `INVALID_INPUT` at `path`.
+pub fn number_arg(value: JsValue, path: &str) -> Result<f64, JsValue> {
+    value
+        .as_f64()
+        .ok_or_else(|| to_js_error(&Error::invalid(path, "expected a number")))
 }

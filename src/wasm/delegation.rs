@@ -8,7 +8,7 @@ use js_sys::{Array, Object, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{from_js, throw, to_js, to_js_error};
+use super::convert::{from_js, js_to_value, string_arg, throw, to_js, to_js_error};
 use crate::delegation::history::READ_ONLY_TOOLS;
 use crate::delegation::registry::{ResumeRequest, SettleDelegation, StartDelegation};
 use crate::delegation::{
@@ -31,15 +31,14 @@ fn str_prop(row: &JsValue, key: &str) -> Option<String> {
 }
 
 fn decode_row(row: JsValue, path: &str) -> Result<UiMessage, JsValue> {
-    let fail = |m: String| to_js_error(&Error::invalid(path, m));
     if !row.is_object() || Array::is_array(&row) {
-        let v: Value = serde_wasm_bindgen::from_value(row).unwrap_or(Value::Null);
-        return Err(fail(format!("expected a row object, got {}", kind_of(&v))));
+        let v = js_to_value(row, path).unwrap_or(Value::Null);
+        return Err(to_js_error(&Error::invalid(
+            path,
+            format!("expected a row object, got {}", kind_of(&v)),
+        )));
     }
-    let text = js_sys::JSON::stringify(&row)
-        .map_err(|_| fail("the row cannot be serialised (a cycle or a BigInt)".into()))?;
-    let v: Value = serde_json::from_str(&String::from(text)).map_err(|e| fail(e.to_string()))?;
-    decode_at(v, path).map_err(|e| to_js_error(&e))
+    decode_at(js_to_value(row, path)?, path).map_err(|e| to_js_error(&e))
 }
 
 /// Decode the rows of `value` (an array) that `keep` selects, naming `path[i]` in errors.
@@ -49,7 +48,7 @@ fn rows_where(
     keep: impl Fn(&JsValue) -> bool,
 ) -> Result<Vec<UiMessage>, JsValue> {
     if !Array::is_array(value) {
-        let v: Value = serde_wasm_bindgen::from_value(value.clone()).unwrap_or(Value::Null);
+        let v = js_to_value(value.clone(), path).unwrap_or(Value::Null);
         return Err(to_js_error(&Error::invalid(
             path,
             format!("expected an array of rows, got {}", kind_of(&v)),
@@ -227,9 +226,11 @@ impl DelegationRegistry {
     #[wasm_bindgen(unchecked_return_type = "ChainInfo | undefined")]
     pub fn resolve(
         &self,
-        #[wasm_bindgen(js_name = delegationId)] delegation_id: &str,
+        #[wasm_bindgen(js_name = delegationId, unchecked_param_type = "string")]
+        delegation_id: JsValue,
     ) -> Result<JsValue, JsValue> {
-        match self.inner.resolve(delegation_id) {
+        let delegation_id = string_arg(delegation_id, "delegationId")?;
+        match self.inner.resolve(&delegation_id) {
             Some(info) => to_js(&info),
             None => Ok(JsValue::UNDEFINED),
         }
@@ -255,8 +256,11 @@ impl DelegationRegistry {
     pub fn chain_conversation(
         &self,
         #[wasm_bindgen(unchecked_param_type = "UiMessage[]")] rows: JsValue,
-        #[wasm_bindgen(js_name = delegationId)] delegation_id: &str,
+        #[wasm_bindgen(js_name = delegationId, unchecked_param_type = "string")]
+        delegation_id: JsValue,
     ) -> Result<JsValue, JsValue> {
+        let delegation_id = string_arg(delegation_id, "delegationId")?;
+        let delegation_id = delegation_id.as_str();
         let rows = chain_rows(&rows, "rows", &calls_of(&self.inner, Some(delegation_id)))?;
         to_js(&throw(self.inner.chain_conversation(&rows, delegation_id))?)
     }

@@ -100,6 +100,9 @@ pub fn build_parent_context(
 /// subagentResultForParent('{"success":true,"data":{"response":"done"}}').text; // "done"
 /// ```
 #[wasm_bindgen(js_name = subagentResultForParent, unchecked_return_type = "ParentReport")]
-pub fn subagent_result_for_parent(raw: &str) -> Result<JsValue, JsValue> {
-    to_js(&crate::parent::subagent_result_for_parent(raw))
+pub fn subagent_result_for_parent(
+    #[wasm_bindgen(unchecked_param_type = "string")] raw: JsValue,
+) -> Result<JsValue, JsValue> {
+    let raw = super::convert::string_arg(raw, "raw")?;
+    to_js(&crate::parent::subagent_result_for_parent(&raw))
 }

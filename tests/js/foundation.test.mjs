@@ -182,3 +182,27 @@ test("subagentResultForParent: live path", () => {
   assert.equal(r.text, "not json");
   assert.equal(r.warning.code, "UNPARSEABLE_SUBAGENT_RESULT");
 });
+
+test("messages come back with every field and every number exactly as given", () => {
+  const r = rng(7);
+  const bits = new DataView(new ArrayBuffer(8));
+  const randomDouble = () => {
+    bits.setUint32(0, Math.floor(r() * 2 ** 32));
+    bits.setUint32(4, Math.floor(r() * 2 ** 32));
+    const x = bits.getFloat64(0);
+    return Number.isFinite(x) ? x : 0.1;
+  };
+  const messages = [{ role: "user", content: "brief", timestamp: 1 }];
+  for (let i = 0; i < 200; i++) {
+    messages.push({
+      role: "assistant", content: [{ type: "text", text: `t${i}`, hostBlockField: { n: randomDouble() } }], stopReason: "stop",
+      usage: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 3, cost: { input: randomDouble(), total: randomDouble() } },
+      hostField: [randomDouble(), -0.0, 1e21, 5e-324, "é😀", null, { deep: randomDouble() }], timestamp: 2,
+    });
+  }
+  const before = structuredClone(messages);
+  const prep = dc.prepareCompaction(messages, { keepRecentTokens: 1_000_000 });
+  assert.deepEqual(messages, before, "input not mutated");
+  // everything is retained at this setting: the retained tail is the input, field for field
+  assert.deepEqual(prep.retainedTail, messages.map((m) => ({ ...m, hostField: m.hostField?.map((x) => (Object.is(x, -0) ? 0 : x)) })).map((m) => (m.hostField ? m : (delete m.hostField, m))));
+});
