@@ -186,6 +186,102 @@ pub fn js_number_to_string(x: f64) -> String {
     out
 }
 
+/// A key JavaScript orders first (an array index: canonical integer below 2^32 − 1).
+fn array_index(k: &str) -> Option<u64> {
+    if k.is_empty() || k.len() > 10 || !k.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if k.len() > 1 && k.starts_with('0') {
+        return None;
+    }
+    k.parse::<u64>().ok().filter(|&n| n < 4_294_967_295)
+}
+
+/// An object's entries in JavaScript property order (`Object.entries`): array-index
+/// keys ascending, then the other keys in insertion order.
+pub fn js_entries(map: &serde_json::Map<String, Value>) -> Vec<(&String, &Value)> {
+    let mut idx: Vec<(u64, &String, &Value)> = Vec::new();
+    let mut rest: Vec<(&String, &Value)> = Vec::new();
+    for (k, v) in map {
+        match array_index(k) {
+            Some(n) => idx.push((n, k, v)),
+            None => rest.push((k, v)),
+        }
+    }
+    idx.sort_by_key(|e| e.0);
+    idx.into_iter()
+        .map(|(_, k, v)| (k, v))
+        .chain(rest)
+        .collect()
+}
+
+fn push_json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn push_json(out: &mut String, v: &Value) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                out.push_str(&u.to_string());
+            } else if let Some(i) = n.as_i64() {
+                out.push_str(&i.to_string());
+            } else {
+                match n.as_f64() {
+                    Some(f) if f.is_finite() => out.push_str(&js_number_to_string(f)),
+                    _ => out.push_str("null"),
+                }
+            }
+        }
+        Value::String(s) => push_json_string(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                push_json(out, x);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (k, x)) in js_entries(map).into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                push_json_string(out, k);
+                out.push(':');
+                push_json(out, x);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// `JSON.stringify(value)` for a value that came from JavaScript.
+pub fn json_stringify(v: &Value) -> String {
+    let mut out = String::new();
+    push_json(&mut out, v);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,7 @@
 //! them, messages that come back with every field they had, and pi's estimate.
 #![cfg(not(target_arch = "wasm32"))]
 
-use delegate_context::js_text::{js_number_to_string, json_stringify_len, utf16_len};
+use delegate_context::js_text::{js_number_to_string, json_stringify, json_stringify_len, utf16_len};
 use delegate_context::message::AgentMessage;
 use delegate_context::tokens::{estimate_context_tokens, estimate_tokens, sum_estimates};
 use proptest::prelude::*;
@@ -58,6 +58,8 @@ proptest! {
     fn stringify_length_matches_an_independent_serializer(v in json_value()) {
         let reference = serde_json::to_string(&v).unwrap();
         prop_assert_eq!(json_stringify_len(&v), utf16_len(&reference));
+        // the allocation-free length and the printer agree
+        prop_assert_eq!(json_stringify_len(&v), utf16_len(&json_stringify(&v)));
     }
 
     #[test]

@@ -18,7 +18,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tsify::Tsify;
 
-use crate::js_text::js_number_to_string;
 use crate::message::{
     AgentMessage, AssistantMessage, Content, ContentBlock, Extra, ImageBlock, ThinkingBlock,
     ToolCallBlock, ToolResultMessage, Usage,
@@ -162,53 +161,7 @@ pub fn objective_from_args(args: &Map<String, Value>) -> String {
 
 pub use crate::transcript::iso_to_ms;
 
-/// `JSON.stringify(value)` (numbers printed as JavaScript does).
-pub fn js_json_stringify(value: &Value) -> String {
-    let mut out = String::new();
-    write_json(value, &mut out);
-    out
-}
-
-fn write_json(value: &Value, out: &mut String) {
-    match value {
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                out.push_str(&i.to_string());
-            } else if let Some(u) = n.as_u64() {
-                out.push_str(&u.to_string());
-            } else {
-                match n.as_f64() {
-                    Some(f) if f.is_finite() => out.push_str(&js_number_to_string(f)),
-                    _ => out.push_str("null"),
-                }
-            }
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, v) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_json(v, out);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            out.push('{');
-            for (i, (k, v)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(k.clone()).to_string());
-                out.push(':');
-                write_json(v, out);
-            }
-            out.push('}');
-        }
-        // null, booleans and strings: serde_json escapes exactly what JSON.stringify does.
-        other => out.push_str(&other.to_string()),
-    }
-}
+pub use crate::js_text::json_stringify as js_json_stringify;
 
 /// pi's zero usage (with a zero `cost`).
 pub fn zero_usage() -> Usage {
