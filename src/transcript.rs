@@ -167,10 +167,13 @@ pub fn normalize_tool_name(name: &str) -> String {
 pub fn normalize_agent_name(name: &str) -> String {
     let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
     let base = base.trim();
-    let base = if base.len() >= 3 && base[base.len() - 3..].eq_ignore_ascii_case(".md") {
-        &base[..base.len() - 3]
-    } else {
-        base
+    let base = match base
+        .len()
+        .checked_sub(3)
+        .and_then(|cut| base.get(cut..).map(|ext| (cut, ext)))
+    {
+        Some((cut, ext)) if ext.eq_ignore_ascii_case(".md") => &base[..cut],
+        _ => base,
     };
     base.trim()
         .to_lowercase()
@@ -287,6 +290,11 @@ mod tests {
             ("agents/Code Reviewer.md", "code-reviewer"),
             (" my_agent ", "my-agent"),
             ("a\\b\\X.MD", "x"),
+            // non-ASCII names: no byte slicing inside a character
+            ("Аналитик", "аналитик"),
+            ("search 🔍", "search-🔍"),
+            ("日x", "日x"),
+            ("日.md", "日"),
         ] {
             assert_eq!(normalize_agent_name(a), b);
         }

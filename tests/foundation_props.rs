@@ -2,7 +2,9 @@
 //! them, messages that come back with every field they had, and pi's estimate.
 #![cfg(not(target_arch = "wasm32"))]
 
-use delegate_context::js_text::{js_number_to_string, json_stringify, json_stringify_len, utf16_len};
+use delegate_context::js_text::{
+    js_number_to_string, json_stringify, json_stringify_len, utf16_len,
+};
 use delegate_context::message::AgentMessage;
 use delegate_context::tokens::{estimate_context_tokens, estimate_tokens, sum_estimates};
 use proptest::prelude::*;
