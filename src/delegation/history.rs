@@ -232,7 +232,12 @@ pub fn tool_result_blocks(raw: Option<&Value>) -> Vec<ContentBlock> {
                 let Value::Object(b) = b else { continue };
                 match (b.get("type").and_then(Value::as_str), b) {
                     (Some("text"), b) => {
-                        if let Some(t) = b.get("text").and_then(Value::as_str) {
+                        // an empty text block is no result (providers reject empty text)
+                        if let Some(t) = b
+                            .get("text")
+                            .and_then(Value::as_str)
+                            .filter(|t| !t.is_empty())
+                        {
                             blocks.push(ContentBlock::text(t));
                         }
                     }
@@ -402,10 +407,10 @@ fn read_result_text(row: &UiMessage) -> Option<String> {
 /// `pattern` (the first that is a string), trimmed; `None` when blank.
 pub fn read_target(row: &UiMessage) -> Option<String> {
     let args = row.tool_args_object()?;
-    let direct = ["path", "file_path", "pattern"]
+    // `path || file_path || pattern`: a blank field falls through to the next
+    ["path", "file_path", "pattern"]
         .iter()
-        .find_map(|k| str_field(&args, k));
-    trimmed_nonempty(direct)
+        .find_map(|k| trimmed_nonempty(str_field(&args, k)))
 }
 
 /// Whether a row is a read-only tool row (clause 8).

@@ -210,6 +210,7 @@ pub(crate) fn rebuild(rows: &[UiMessage]) -> (Vec<Chain>, Vec<RebuildSkip>) {
                         &rows_of(&[c.tool_call_id.as_str()]),
                         &c.tool_call_id,
                         &c.agent,
+                        &root_call.task,
                     )),
                 }
             })

@@ -19,6 +19,9 @@
 //!   entry. A chain whose latest run is running is never evicted and not counted. The
 //!   bound counts every settled chain of the agent (also stopped or over-budget ones, so
 //!   memory stays bounded and a stopped id still answers `NOT_RESUMABLE` while kept).
+//!   This reading ("reusable" = settled, as opposed to live) keeps a rebuild from the
+//!   transcript equal to the live registry; a stopped run can therefore push out an
+//!   older resumable chain of the same agent.
 //! - Clause 8: reads are added at settle; a chain over
 //!   [`MAX_RESUMABLE_READ_LINES`] leaves the list (checked when the list is built).
 //! - Clause 9: [`Registry::resumable_list`] / [`Registry::resumable_prompt`].
@@ -50,6 +53,7 @@ use super::history::{
 };
 use super::prompt::format_resumable_list;
 use super::rebuild::RebuildSkip;
+use super::seed::is_only_text;
 use super::{MAX_RESUMABLE_CHAINS_PER_AGENT, MAX_RESUMABLE_READ_LINES};
 use crate::error::{Error, Result};
 use crate::transcript::{normalize_agent_name, UiMessage};
@@ -376,7 +380,12 @@ impl Chain {
 }
 
 /// Whether a run's rows (selected from `rows`) convert to at least one message.
-pub(crate) fn run_replayable(rows: &[UiMessage], tool_call_id: &str, agent: &str) -> bool {
+pub(crate) fn run_replayable(
+    rows: &[UiMessage],
+    tool_call_id: &str,
+    agent: &str,
+    brief: &str,
+) -> bool {
     let sel = select_chain_rows(
         rows,
         &ChainSelector {
@@ -390,7 +399,11 @@ pub(crate) fn run_replayable(rows: &[UiMessage], tool_call_id: &str, agent: &str
         api: None,
         thinking_signature: None,
     };
-    !chain_rows_to_messages(&sel, &probe).is_empty()
+    // What a seed would replay: the converted rows minus an echo of the brief (the
+    // brief itself is always seeded, so a run that left only its echo left nothing).
+    chain_rows_to_messages(&sel, &probe)
+        .iter()
+        .any(|m| !is_only_text(m, brief.trim()))
 }
 
 /// The registry of resumable chains (see the module docs).
@@ -611,7 +624,7 @@ impl Registry {
             let replayable: Vec<bool> = chain
                 .runs
                 .iter()
-                .map(|r| run_replayable(rows, &r.tool_call_id, &chain.agent))
+                .map(|r| run_replayable(rows, &r.tool_call_id, &chain.agent, &chain.brief))
                 .collect();
             if let Some(c) = self.chains.get_mut(&key) {
                 for (r, ok) in c.runs.iter_mut().zip(replayable) {
@@ -872,15 +885,10 @@ impl Registry {
             (None, Some(rows)) => count_chain_reads(rows),
             (None, None) => ChainReads::default(),
         };
-        let replayable = selected.as_deref().map(|rows| {
-            let probe = ProviderBinding {
-                provider: String::new(),
-                model: String::new(),
-                api: None,
-                thinking_signature: None,
-            };
-            !chain_rows_to_messages(rows, &probe).is_empty()
-        });
+        let replayable = input
+            .rows
+            .as_deref()
+            .map(|rows| run_replayable(rows, &run.tool_call_id, &chain.agent, &chain.brief));
         let status = input.status.as_str().to_string();
         let t = self.bump();
         if let Some(chain) = self.chains.get_mut(&key) {

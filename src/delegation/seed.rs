@@ -75,7 +75,8 @@ pub struct SeedResult {
     pub dropped: SeedDropped,
 }
 
-fn is_only_text(m: &AgentMessage, text: &str) -> bool {
+/// A user message whose only text is `text` (an echo of the brief).
+pub(crate) fn is_only_text(m: &AgentMessage, text: &str) -> bool {
     let AgentMessage::User(u) = m else {
         return false;
     };

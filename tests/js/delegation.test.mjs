@@ -300,3 +300,34 @@ test("measured: boundary cost of a rebuild and a resume on a large transcript", 
   rebuilt.free();
   host.reg.free();
 });
+
+test("review findings: a run that left only an echo of its brief has no history; blank fields fall through", () => {
+  const reg = new DelegationRegistry();
+  const rows = [];
+  const run = reg.start({ toolCallId: "t1", agent: "explorer", task: "T" }, rows);
+  rows.push({ id: "u", role: "user", content: "T", parentToolCallId: "t1", agentName: "explorer" });
+  rows.push({ id: "a", role: "assistant", content: "", status: "error", parentToolCallId: "t1", agentName: "explorer" });
+  reg.settle({ delegationId: run.delegationId, status: "failed", rows });
+  assert.equal(reg.resumablePrompt(), "", "never listed (ADR 0279 clause 4, last row)");
+  expectCode(assert, () => reg.validateResume({ delegationId: run.delegationId, agent: "explorer" }, rows), "NO_HISTORY");
+  reg.free();
+  // `path || file_path || pattern`, and an empty text result is no result
+  const reads = dc.countChainReads([{ id: "r", role: "tool", toolName: "Read", toolCallId: "r", toolArgs: { path: "", file_path: "a.rs" }, toolResult: "x" }]);
+  assert.deepEqual(reads.files, ["a.rs"]);
+  const ms = dc.chainRowsToMessages([{ id: "r", role: "tool", toolName: "read", toolCallId: "r", toolArgs: {}, toolResult: { content: [{ type: "text", text: "" }] } }], { provider: "p", model: "m" });
+  assert.equal(ms.at(-1).content[0].text, "[no tool result recorded]");
+});
+
+test("non-ASCII agent names never break the registry (a panic would kill the instance)", () => {
+  const reg = new DelegationRegistry();
+  for (const agent of ["Аналитик", "search 🔍", "日x", "日.md"]) {
+    const run = reg.start({ toolCallId: `t-${agent}`, agent, task: "brief" });
+    reg.settle({ delegationId: run.delegationId, status: "completed" });
+  }
+  const rebuilt = DelegationRegistry.fromTranscript([
+    { id: "t", role: "tool", toolName: "Task", toolCallId: "t", toolArgs: { agent: "Аналитик", task: "x" }, toolResult: { details: { delegationId: "D", status: "completed" } } },
+  ]);
+  assert.equal(rebuilt.resolve("D").agent, "аналитик");
+  rebuilt.free();
+  reg.free();
+});
