@@ -249,6 +249,26 @@ pub fn plan_compaction(
     })
 }
 
+/// `plan` with its cut moved to `index` (a valid cut point after the compactable start),
+/// the split turn recomputed as pi's `findCutPoint` would for that cut.
+pub fn with_cut_at(
+    messages: &[AgentMessage],
+    plan: &CompactionPlan,
+    index: usize,
+) -> CompactionPlan {
+    let cut = cut_result(messages, plan.compactable_start, index);
+    let history_end = if cut.is_split_turn {
+        cut.turn_start_index as usize
+    } else {
+        cut.first_kept_entry_index
+    };
+    CompactionPlan {
+        cut,
+        history_end,
+        ..*plan
+    }
+}
+
 /// The previous summary's text and `details`.
 fn previous_summary<'a>(
     messages: &'a [AgentMessage],

@@ -28,7 +28,8 @@ use serde_json::{json, Value};
 use tsify::Tsify;
 
 use super::prepare::{
-    last_summary_index, plan_compaction, plan_file_ops, plan_previous_summary, CompactionPlan,
+    last_summary_index, plan_compaction, plan_file_ops, plan_previous_summary, with_cut_at,
+    CompactionPlan,
 };
 use super::summary::{
     build_summary_request, combine_summary, SummaryKind, SummaryRequest, SummaryRequestSpec,
@@ -402,6 +403,21 @@ fn analyze(
         a.reason = Some(DegradeReason::NothingToSummarize);
         return Ok(a);
     };
+    // An active turn whose own tool results reach keepRecentTokens leaves pi's cut at the
+    // first cut point, so nothing would be summarized and the run would degrade. Cut at
+    // the active assistant instead: what came before it is summarized, and the turn (the
+    // assistant with its results) stays verbatim, as ADR 0136 retains an active turn.
+    let plan = match last_assistant {
+        Some(la)
+            if turn == TurnKind::Active
+                && plan.history_range().is_empty()
+                && plan.prefix_range().is_empty()
+                && la > plan.compactable_start =>
+        {
+            with_cut_at(messages, &plan, la)
+        }
+        _ => plan,
+    };
     a.plan = Some(plan);
     let history = plan.history_range();
     let prefix = plan.prefix_range();
@@ -512,6 +528,7 @@ pub fn complete_delegate_turn(
         now,
         tokens_before: a.tokens,
         turn: a.turn,
+        fit_limit: fit_limit(messages, budget, ov, a.tokens),
     };
     match a.action {
         TurnAction::Unchanged => Ok(ctx.unchanged(a.tokens)),
@@ -569,7 +586,7 @@ pub fn complete_delegate_turn(
             out.push(summary_message(summary.clone(), a.tokens, now, details));
             out.extend_from_slice(retained);
             let after = estimate_with_overhead(&out, ov);
-            if after < budget.hard_limit {
+            if after < ctx.fit_limit {
                 let summarized = plan.history_range().len() + plan.prefix_range().len();
                 // messages between the brief and a previous summary were already summarized
                 let skipped = plan
@@ -610,6 +627,27 @@ struct Ctx<'a> {
     now: f64,
     tokens_before: u64,
     turn: TurnKind,
+    /// hardLimit in estimate units (see [`fit_limit`]).
+    fit_limit: u64,
+}
+
+/// The limit a rewritten context is checked against, in chars/4 estimate units.
+///
+/// When provider usage put the context at `tokens` while the per-message estimate of the
+/// same context is lower, the estimate undercounts this content (dense text, a
+/// tokenizer that splits more finely, a system prompt the host did not declare as
+/// overhead). The limit then shrinks by the same ratio, so a rewrite judged to fit is
+/// below hardLimit in the provider's own terms too: no context the provider would count
+/// over hardLimit is returned as fitting, and the next boundary does not compact again.
+fn fit_limit(messages: &[AgentMessage], budget: &ContextBudget, overhead: u64, tokens: u64) -> u64 {
+    let estimate = estimate_with_overhead(messages, overhead);
+    if tokens > estimate && estimate > 0 {
+        ((budget.hard_limit as f64) * (estimate as f64) / (tokens as f64))
+            .floor()
+            .max(1.0) as u64
+    } else {
+        budget.hard_limit
+    }
 }
 
 /// A run of messages degrade keeps or drops together.
@@ -716,13 +754,15 @@ impl Ctx<'_> {
         summary_error: Option<String>,
     ) -> Result<DelegateTurnOutcome> {
         let ms = self.messages;
-        let limit = self.budget.hard_limit;
+        let limit = self.fit_limit;
         let brief_tokens = estimate_tokens(&ms[0]) + self.overhead;
         if brief_tokens >= limit {
+            // in the provider's terms when usage calibrated the limit
+            let scale = self.budget.hard_limit as f64 / limit as f64;
             return Err(Error::SubagentContextOverflow {
                 model_id: self.model_id.to_string(),
-                tokens: brief_tokens,
-                hard_limit: limit,
+                tokens: ((brief_tokens as f64) * scale).ceil() as u64,
+                hard_limit: self.budget.hard_limit,
             });
         }
         // What lies before the last summary is already summarized; its text travels in the note.
@@ -808,7 +848,7 @@ impl Ctx<'_> {
                 messages: out,
                 tokens_before: self.tokens_before,
                 tokens_after: after,
-                hard_limit: limit,
+                hard_limit: self.budget.hard_limit,
                 turn: self.turn,
                 is_split_turn: plan.is_some_and(|p| !p.prefix_range().is_empty()),
                 summarized_messages: 0,
@@ -823,7 +863,7 @@ impl Ctx<'_> {
         Err(Error::SubagentContextOverflow {
             model_id: self.model_id.to_string(),
             tokens: brief_tokens,
-            hard_limit: limit,
+            hard_limit: self.budget.hard_limit,
         })
     }
 }
