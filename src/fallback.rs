@@ -226,13 +226,19 @@ pub const SUBAGENT_INHERIT_DENY_TOOLS: [&str; 9] = [
     "ToolSearch",
 ];
 
-/// Whether a tool name is on the deny list (compared after normalising both names,
-/// and case-insensitively, so `task`, `Task`, `TASK` and `task_wait` all match).
+/// Whether a tool name is on the deny list, compared after normalising both names and
+/// folding case and separators, so `Task`, `TASK`, `task_wait`, `TaskWait`,
+/// `newContext`, `new-context` and `toolsearch` all match.
 pub fn is_denied_tool(name: &str) -> bool {
-    let n = normalize_tool_name(name).to_lowercase();
-    SUBAGENT_INHERIT_DENY_TOOLS
-        .iter()
-        .any(|d| normalize_tool_name(d).to_lowercase() == n)
+    let fold = |n: &str| -> String {
+        normalize_tool_name(n)
+            .chars()
+            .filter(|c| !matches!(c, '_' | '-' | ' ' | '.'))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let n = fold(name);
+    SUBAGENT_INHERIT_DENY_TOOLS.iter().any(|d| fold(d) == n)
 }
 
 /// The result of [`filter_inherited_tools`].
@@ -321,6 +327,11 @@ mod tests {
             "asktool",
             "EnterPlanMode",
             "enter_goal_mode",
+            "newContext",
+            "new-context",
+            "NEW_CONTEXT",
+            "toolsearch",
+            "TASKWAIT",
         ] {
             assert!(is_denied_tool(n), "{n}");
         }

@@ -84,10 +84,13 @@ pub fn subagent_result_for_parent(raw: &str) -> ParentReport {
 
 /// `data.response` of `{success: truthy, data: {response: non-empty string}}`.
 fn report_of_result_json(v: &Value) -> Option<String> {
+    // JavaScript truthiness, as the seed's `parsed.success && ...`
     let success = match v.get("success")? {
         Value::Bool(b) => *b,
         Value::Null => false,
-        _ => true,
+        Value::Number(n) => n.as_f64().is_some_and(|x| x != 0.0 && !x.is_nan()),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(_) | Value::Object(_) => true,
     };
     if !success {
         return None;
@@ -367,6 +370,12 @@ mod tests {
         );
         let r = subagent_result_for_parent(r#"{"success":false,"error":"x"}"#);
         assert_eq!((r.extracted, r.warning.is_none()), (false, true));
+        for falsy in ["0", "\"\"", "null", "false"] {
+            let r = subagent_result_for_parent(&format!(
+                r#"{{"success":{falsy},"data":{{"response":"x"}}}}"#
+            ));
+            assert!(!r.extracted, "success: {falsy}");
+        }
         let r = subagent_result_for_parent("oops");
         assert_eq!(r.text, "oops");
         assert_eq!(r.warning.unwrap().code, UNPARSEABLE_SUBAGENT_RESULT);

@@ -197,15 +197,16 @@ struct Analysis {
 }
 
 fn overhead(options: &DelegateTurnOptions) -> u64 {
-    match options.overhead_tokens {
-        Some(t) if t.is_finite() && t > 0.0 => t.ceil() as u64,
-        _ => 0,
-    }
+    options.overhead_tokens.map_or(0, to_u64)
 }
+
+/// Token counts above this are treated as this (a host's absurd number must not
+/// overflow a sum; no model window comes near it).
+const MAX_TOKENS: f64 = 1e15;
 
 fn to_u64(x: f64) -> u64 {
     if x.is_finite() && x > 0.0 {
-        x.ceil() as u64
+        x.ceil().min(MAX_TOKENS) as u64
     } else {
         0
     }
@@ -237,7 +238,7 @@ fn fresh_start_after(k: usize, summary: &AgentMessage) -> usize {
         .and_then(Value::as_f64)
         .filter(|r| r.is_finite() && *r >= 0.0)
         .map_or(0, |r| r as usize);
-    k + 1 + retained
+    k.saturating_add(1).saturating_add(retained)
 }
 
 /// The boundary's re-estimate: the last *fresh* trusted usage plus the estimates after

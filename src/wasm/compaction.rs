@@ -418,21 +418,48 @@ fn describe(e: &JsValue) -> String {
     })
 }
 
+/// Why `summarize` gave no summary.
+enum SummaryFailure {
+    /// An abort (a resolved `stopReason: "aborted"`, or a rejection named `AbortError`):
+    /// not a degradation; the step rejects with `ABORTED` and changes nothing.
+    Aborted,
+    /// Anything else: the step degrades.
+    Failed(String),
+}
+
+impl From<String> for SummaryFailure {
+    fn from(s: String) -> Self {
+        SummaryFailure::Failed(s)
+    }
+}
+
+fn is_abort_error(e: &JsValue) -> bool {
+    Reflect::get(e, &JsValue::from_str("name"))
+        .ok()
+        .and_then(|n| n.as_string())
+        .is_some_and(|n| n == "AbortError")
+}
+
 /// A summary from what `summarize` resolved with.
-fn summary_text(v: &JsValue) -> Result<String, String> {
+fn summary_text(v: &JsValue) -> Result<String, SummaryFailure> {
     if let Some(s) = v.as_string() {
         return Ok(s);
     }
     if !v.is_object() {
-        return Err("summarize resolved with neither text nor an assistant message".into());
+        return Err(SummaryFailure::Failed(
+            "summarize resolved with neither text nor an assistant message".into(),
+        ));
     }
     let get = |k: &str| Reflect::get(v, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED);
     if let Some(stop) = get("stopReason").as_string() {
-        if stop == "error" || stop == "aborted" {
+        if stop == "aborted" {
+            return Err(SummaryFailure::Aborted);
+        }
+        if stop == "error" {
             let msg = get("errorMessage")
                 .as_string()
                 .unwrap_or_else(|| format!("summary request ended with {stop}"));
-            return Err(msg);
+            return Err(msg.into());
         }
     }
     let content = get("content");
@@ -460,21 +487,52 @@ fn summary_text(v: &JsValue) -> Result<String, String> {
     if let Some(s) = get("text").as_string() {
         return Ok(s);
     }
-    Err("summarize resolved with neither text nor an assistant message".into())
+    Err(SummaryFailure::Failed(
+        "summarize resolved with neither text nor an assistant message".into(),
+    ))
 }
 
 async fn call_summarize(
     summarize: &Function,
     request: &JsValue,
     signal: &JsValue,
-) -> Result<String, String> {
+) -> Result<String, SummaryFailure> {
+    let failure = |e: JsValue| {
+        if is_abort_error(&e) {
+            SummaryFailure::Aborted
+        } else {
+            SummaryFailure::Failed(describe(&e))
+        }
+    };
     let returned = summarize
         .call2(&JsValue::UNDEFINED, request, signal)
-        .map_err(|e| describe(&e))?;
+        .map_err(failure)?;
     let resolved = JsFuture::from(Promise::resolve(&returned))
         .await
-        .map_err(|e| describe(&e))?;
+        .map_err(failure)?;
     summary_text(&resolved)
+}
+
+/// One signal for the summary request that fires when any of `signals` does
+/// (`AbortSignal.any`, where the runtime has it; else the first present signal).
+fn combined_signal(signals: &[JsValue]) -> JsValue {
+    let present_signals: Vec<&JsValue> = signals.iter().filter(|s| present(s)).collect();
+    match present_signals.as_slice() {
+        [] => JsValue::UNDEFINED,
+        [one] => (*one).clone(),
+        many => {
+            let any = Reflect::get(&js_sys::global(), &JsValue::from_str("AbortSignal"))
+                .ok()
+                .filter(|c| present(c))
+                .and_then(|c| {
+                    let f = Reflect::get(&c, &JsValue::from_str("any")).ok()?;
+                    let f = f.dyn_into::<Function>().ok()?;
+                    let list: js_sys::Array = many.iter().map(|s| (*s).clone()).collect();
+                    f.call1(&c, &list).ok()
+                });
+            any.unwrap_or_else(|| many[0].clone())
+        }
+    }
 }
 
 /// The whole boundary step: prepare, await the host's summaries, complete.
@@ -489,11 +547,7 @@ async fn run_turn(
     let prep = throw(core_prepare(&args.messages, &args.budget, &args.options))?;
     let mut answer = SummaryAnswer::default();
     if prep.action == TurnAction::Summarize {
-        let signal = signals
-            .iter()
-            .find(|s| present(s))
-            .cloned()
-            .unwrap_or(JsValue::UNDEFINED);
+        let signal = combined_signal(&signals);
         for request in &prep.requests {
             let req = to_js(request)?;
             let got = call_summarize(&summarize, &req, &signal).await;
@@ -503,7 +557,8 @@ async fn run_turn(
             match (got, request.kind) {
                 (Ok(t), SummaryKind::History) => answer.history = Some(t),
                 (Ok(t), SummaryKind::TurnPrefix) => answer.turn_prefix = Some(t),
-                (Err(e), _) => {
+                (Err(SummaryFailure::Aborted), _) => return Err(to_js_error(&Error::Aborted)),
+                (Err(SummaryFailure::Failed(e)), _) => {
                     answer.error = Some(e);
                     break;
                 }

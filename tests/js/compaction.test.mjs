@@ -257,3 +257,37 @@ test("prepareCompaction and findCutPoint keep pi's names and fields", () => {
   const cut = dc.findCutPoint(ms, 0, ms.length, 1000);
   assert.deepEqual(Object.keys(cut).sort(), ["firstKeptEntryIndex", "isSplitTurn", "turnStartIndex"]);
 });
+
+test("an abort the library cannot see on its signals is still an abort, not a degradation", async () => {
+  const ms = session(8);
+  const before = structuredClone(ms);
+  // the summarizer's own request was aborted (pi-ai resolves with stopReason "aborted")
+  await assert.rejects(
+    dc.runDelegateTurn({ messages: ms, budget, modelId: MODEL, summarize: async () => ({ content: [], stopReason: "aborted", errorMessage: "Request aborted" }) }),
+    { code: "ABORTED" },
+  );
+  // fetch-style rejection
+  await assert.rejects(
+    dc.runDelegateTurn({ messages: ms, budget, modelId: MODEL, summarize: async () => { throw new DOMException("The operation was aborted.", "AbortError"); } }),
+    { code: "ABORTED" },
+  );
+  assert.deepEqual(ms, before);
+});
+
+test("the hook passes one signal that fires for the run's signal and for the Agent's own", async () => {
+  const ms = session(8);
+  const run = new AbortController();
+  const loop = new AbortController();
+  let seen;
+  const hook = dc.createPrepareNextTurn({
+    budget, modelId: MODEL, signal: run.signal,
+    summarize: async (_request, signal) => {
+      seen = signal;
+      loop.abort(); // agent.abort() while the summary request runs
+      assert.equal(signal.aborted, true, "the Agent's abort reaches the summary request");
+      throw new DOMException("aborted", "AbortError");
+    },
+  });
+  await assert.rejects(hook({ context: { systemPrompt: "s", messages: ms } }, loop.signal), { code: "ABORTED" });
+  assert.ok(seen);
+});
