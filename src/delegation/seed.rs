@@ -10,9 +10,11 @@
 //!    as `stopReason:"stop"`, when text or thinking remain);
 //! 2. drop whole messages.
 //!
-//! The brief is never dropped, even when it alone is over. After a truncation the kept
-//! assistants' `usage` is zeroed: it described a context that no longer exists, and a
-//! stale usage would make the first turn boundary compact at once.
+//! The brief is never dropped, even when it alone is over. The seeded assistants'
+//! `usage` is zeroed, truncated or not: it described an earlier request's context (another
+//! system prompt, no brief in front, maybe another model), and a stale usage could make
+//! the first turn boundary compact at once, against clause 7's "a resume starts below
+//! hardLimit".
 
 use std::collections::HashSet;
 
@@ -207,12 +209,12 @@ pub fn truncate_seed(mut messages: Vec<AgentMessage>, hard_limit: u64) -> SeedRe
     }
 
     let truncated = total != before || !dropped.tool_call_ids.is_empty();
-    if truncated {
-        for m in messages.iter_mut() {
-            if let AgentMessage::Assistant(a) = m {
-                if a.usage.is_some() {
-                    a.usage = Some(zero_usage());
-                }
+    // A seed is a new context (the brief first, rows re-derived), truncated or not: the
+    // recorded usage of an earlier request does not describe it.
+    for m in messages.iter_mut() {
+        if let AgentMessage::Assistant(a) = m {
+            if a.usage.is_some() {
+                a.usage = Some(zero_usage());
             }
         }
     }

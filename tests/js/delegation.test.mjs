@@ -331,3 +331,15 @@ test("non-ASCII agent names never break the registry (a panic would kill the ins
   rebuilt.free();
   reg.free();
 });
+
+test("a seed never carries an earlier request's usage, truncated or not (ADR 0299 clause 7)", () => {
+  const rows = [
+    { id: "a1", role: "assistant", content: "found it", usage: { inputTokens: 150000, outputTokens: 10, totalTokens: 150010 }, parentToolCallId: "t1", agentName: "explorer" },
+  ];
+  const seed = dc.seedDelegateMessages({ brief: "B", rows, chain: { toolCallIds: ["t1"], agent: "explorer" }, binding: { provider: "p", model: "m" }, hardLimit: 100000 });
+  assert.equal(seed.truncated, false);
+  assert.equal(seed.messages[1].usage.totalTokens, 0);
+  // so the first boundary judges the seeded context by its own size
+  const budget = dc.contextBudget({ contextWindow: 128000, maxTokens: 8192 });
+  assert.equal(dc.prepareDelegateTurn({ messages: seed.messages, budget, modelId: "m" }).action, "unchanged");
+});
