@@ -160,20 +160,65 @@ fn present(v: &JsValue) -> bool {
 
 struct TurnArgs {
     messages: Vec<AgentMessage>,
+    /// The caller's own array, whose objects the result reuses (see [`outcome_to_js`]).
+    messages_js: JsValue,
     budget: ContextBudget,
     model_id: String,
     options: DelegateTurnOptions,
 }
 
 fn turn_args(input: &JsValue) -> Result<TurnArgs, JsValue> {
-    let messages = messages_from_js(field(input, "messages", "input")?, "messages")?;
+    let messages_js = field(input, "messages", "input")?;
+    let messages = messages_from_js(messages_js.clone(), "messages")?;
     let config = turn_config(input, "input")?;
     Ok(TurnArgs {
         messages,
+        messages_js,
         budget: config.0,
         model_id: config.1,
         options: config.2,
     })
+}
+
+/// The next context for JavaScript. Every message of `out` that is an input message
+/// (a rewrite keeps their order) is the caller's own object, as pi's `retainedTail`
+/// holds the session's own messages: nothing the host put on it is lost or copied
+/// (a `Map`, a `Date`, a class instance stay what they were). Only new messages (the
+/// summary, a degraded note) are encoded.
+fn messages_to_js(
+    out: &[AgentMessage],
+    input: &[AgentMessage],
+    input_js: &JsValue,
+) -> Result<JsValue, JsValue> {
+    let array: &js_sys::Array = input_js.unchecked_ref();
+    let result = js_sys::Array::new();
+    let mut next = 0;
+    for m in out {
+        match (next..input.len()).find(|&k| &input[k] == m) {
+            Some(k) => {
+                result.push(&array.get(k as u32));
+                next = k + 1;
+            }
+            None => {
+                result.push(&to_js(m)?);
+            }
+        }
+    }
+    Ok(result.into())
+}
+
+/// An outcome for JavaScript, its `messages` built by [`messages_to_js`].
+fn outcome_to_js(out: &DelegateTurnOutcome, args: &TurnArgs) -> Result<JsValue, JsValue> {
+    let js = to_js(&DelegateTurnOutcome {
+        messages: Vec::new(),
+        ..out.clone()
+    })?;
+    Reflect::set(
+        &js,
+        &JsValue::from_str("messages"),
+        &messages_to_js(&out.messages, &args.messages, &args.messages_js)?,
+    )?;
+    Ok(js)
 }
 
 /// The common case at every turn: below the threshold, read newest first up to the last
@@ -388,13 +433,14 @@ pub fn complete_delegate_turn(
     } else {
         SummaryAnswer::default()
     };
-    to_js(&throw(core_complete(
+    let out = throw(core_complete(
         &a.messages,
         &a.budget,
         &a.model_id,
         &a.options,
         &answer,
-    ))?)
+    ))?;
+    outcome_to_js(&out, &a)
 }
 
 fn aborted(signals: &[JsValue]) -> bool {
@@ -537,7 +583,7 @@ fn combined_signal(signals: &[JsValue]) -> JsValue {
 
 /// The whole boundary step: prepare, await the host's summaries, complete.
 async fn run_turn(
-    args: TurnArgs,
+    args: &TurnArgs,
     summarize: Function,
     signals: Vec<JsValue>,
 ) -> Result<DelegateTurnOutcome, JsValue> {
@@ -612,8 +658,8 @@ pub fn run_delegate_turn(
             Ok(parts) => parts,
             Err(unchanged) => return Ok(unchanged),
         };
-        let out = run_turn(args, summarize, vec![signal]).await?;
-        to_js(&out)
+        let out = run_turn(&args, summarize, vec![signal]).await?;
+        outcome_to_js(&out, &args)
     })
 }
 
@@ -713,14 +759,15 @@ pub fn create_prepare_next_turn(
                 }
                 return Ok(JsValue::UNDEFINED);
             }
-            let messages = messages_from_js(messages_js, "ctx.context.messages")?;
+            let messages = messages_from_js(messages_js.clone(), "ctx.context.messages")?;
             let args = TurnArgs {
                 messages,
+                messages_js,
                 budget,
                 model_id,
                 options,
             };
-            let out = run_turn(args, summarize, vec![signal, loop_signal]).await?;
+            let out = run_turn(&args, summarize, vec![signal, loop_signal]).await?;
             let report = {
                 let mut s = state.borrow_mut();
                 s.boundaries += 1;
@@ -752,7 +799,7 @@ pub fn create_prepare_next_turn(
             Reflect::set(
                 &next,
                 &JsValue::from_str("messages"),
-                &to_js(&out.messages)?,
+                &messages_to_js(&out.messages, &args.messages, &args.messages_js)?,
             )?;
             let result = Object::new();
             Reflect::set(&result, &JsValue::from_str("context"), &next)?;

@@ -291,3 +291,19 @@ test("the hook passes one signal that fires for the run's signal and for the Age
   await assert.rejects(hook({ context: { systemPrompt: "s", messages: ms } }, loop.signal), { code: "ABORTED" });
   assert.ok(seen);
 });
+
+test("a rewritten context reuses the caller's own message objects: nothing is copied or lost", async () => {
+  const ms = session(8);
+  ms.at(-1).hostMap = new Map([["k", 1]]); // not expressible in JSON
+  ms.at(-1).hostDate = new Date(0);
+  const out = await dc.runDelegateTurn({ messages: ms, budget, modelId: MODEL, summarize: async () => "## Goal\nread" });
+  assert.equal(out.outcome, "compacted");
+  assert.equal(out.messages[0], ms[0], "the brief is the caller's object");
+  assert.equal(out.messages.at(-1), ms.at(-1), "retained messages are the caller's objects");
+  assert.ok(out.messages.at(-1).hostMap instanceof Map);
+  assert.ok(out.messages.at(-1).hostDate instanceof Date);
+  assert.equal(out.messages[1].role, "compactionSummary");
+  const degraded = await dc.runDelegateTurn({ messages: ms, budget, modelId: MODEL, summarize: async () => { throw new Error("down"); } });
+  assert.equal(degraded.outcome, "degraded");
+  assert.equal(degraded.messages.at(-1), ms.at(-1));
+});
