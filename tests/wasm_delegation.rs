@@ -93,9 +93,12 @@ fn registry_lifecycle_through_the_handle() {
     assert!(reg
         .resumable_prompt()
         .contains("Files read: src/parser.rs, src/lexer.rs"));
-    let info = reg.resolve("D1").unwrap();
+    let info = reg.resolve(JsValue::from_str("D1")).unwrap();
     assert_eq!(s(&info, "latestDelegationId").as_deref(), Some(id.as_str()));
-    assert!(reg.resolve("nope").unwrap().is_undefined());
+    assert!(reg
+        .resolve(JsValue::from_str("nope"))
+        .unwrap()
+        .is_undefined());
     drop(reg); // free()
 }
 
