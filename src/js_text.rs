@@ -180,7 +180,7 @@ pub fn js_number_to_string(x: f64) -> String {
             out.push_str(&digits[1..]);
         }
         out.push('e');
-        out.push(if n - 1 >= 0 { '+' } else { '-' });
+        out.push(if n >= 1 { '+' } else { '-' });
         out.push_str(&(n - 1).abs().to_string());
     }
     out

@@ -493,7 +493,7 @@ pub fn prepare_delegate_turn(
 }
 
 fn blank(s: &Option<String>) -> bool {
-    s.as_deref().map_or(true, |t| t.trim().is_empty())
+    s.as_deref().is_none_or(|t| t.trim().is_empty())
 }
 
 fn summary_message(summary: String, tokens_before: u64, now: f64, details: Value) -> AgentMessage {

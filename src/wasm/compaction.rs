@@ -569,7 +569,7 @@ fn combined_signal(signals: &[JsValue]) -> JsValue {
         many => {
             let any = Reflect::get(&js_sys::global(), &JsValue::from_str("AbortSignal"))
                 .ok()
-                .filter(|c| present(c))
+                .filter(present)
                 .and_then(|c| {
                     let f = Reflect::get(&c, &JsValue::from_str("any")).ok()?;
                     let f = f.dyn_into::<Function>().ok()?;
