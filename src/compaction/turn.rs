@@ -185,6 +185,34 @@ pub struct DelegateTurnOutcome {
     pub summary_error: Option<String>,
 }
 
+impl DelegateTurnOutcome {
+    /// The outcome of a boundary that leaves `messages` as they are.
+    pub fn unchanged(
+        messages: Vec<AgentMessage>,
+        tokens_before: u64,
+        tokens_after: u64,
+        hard_limit: u64,
+        turn: TurnKind,
+    ) -> Self {
+        DelegateTurnOutcome {
+            outcome: TurnOutcomeKind::Unchanged,
+            messages,
+            tokens_before,
+            tokens_after,
+            hard_limit,
+            turn,
+            is_split_turn: false,
+            summarized_messages: 0,
+            dropped_messages: 0,
+            dropped_tokens: 0,
+            context_compactions: 0,
+            context_degraded: false,
+            reason: None,
+            summary_error: None,
+        }
+    }
+}
+
 /// Everything both halves derive from the input.
 struct Analysis {
     tokens: u64,
@@ -704,22 +732,13 @@ fn units(messages: &[AgentMessage], from: usize) -> Vec<Unit> {
 
 impl Ctx<'_> {
     fn unchanged(&self, tokens: u64) -> DelegateTurnOutcome {
-        DelegateTurnOutcome {
-            outcome: TurnOutcomeKind::Unchanged,
-            messages: self.messages.to_vec(),
-            tokens_before: self.tokens_before,
-            tokens_after: tokens,
-            hard_limit: self.budget.hard_limit,
-            turn: self.turn,
-            is_split_turn: false,
-            summarized_messages: 0,
-            dropped_messages: 0,
-            dropped_tokens: 0,
-            context_compactions: 0,
-            context_degraded: false,
-            reason: None,
-            summary_error: None,
-        }
+        DelegateTurnOutcome::unchanged(
+            self.messages.to_vec(),
+            self.tokens_before,
+            tokens,
+            self.budget.hard_limit,
+            self.turn,
+        )
     }
 
     fn note(

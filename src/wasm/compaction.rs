@@ -243,22 +243,7 @@ fn quick(
 /// The `unchanged` outcome of a fast-path answer, with the caller's own array as
 /// `messages` (nothing was copied).
 fn unchanged_outcome(p: &DelegateTurnPreparation, messages: &JsValue) -> Result<JsValue, JsValue> {
-    let out = DelegateTurnOutcome {
-        outcome: TurnOutcomeKind::Unchanged,
-        messages: Vec::new(),
-        tokens_before: p.tokens,
-        tokens_after: p.tokens,
-        hard_limit: p.hard_limit,
-        turn: p.turn,
-        is_split_turn: false,
-        summarized_messages: 0,
-        dropped_messages: 0,
-        dropped_tokens: 0,
-        context_compactions: 0,
-        context_degraded: false,
-        reason: None,
-        summary_error: None,
-    };
+    let out = DelegateTurnOutcome::unchanged(Vec::new(), p.tokens, p.tokens, p.hard_limit, p.turn);
     let js = to_js(&out)?;
     Reflect::set(&js, &JsValue::from_str("messages"), messages)?;
     Ok(js)
@@ -680,6 +665,39 @@ fn context_overhead(context: &JsValue) -> f64 {
     (system + tools_len).div_ceil(4) as f64
 }
 
+/// Count one boundary step in the hook's state and tell `onOutcome` (a throwing
+/// listener must not break the delegate's loop).
+fn report(
+    state: &RefCell<HookState>,
+    on_outcome: &Option<Function>,
+    out: &DelegateTurnOutcome,
+) -> Result<(), JsValue> {
+    let report = {
+        let mut s = state.borrow_mut();
+        s.boundaries += 1;
+        s.compactions += out.context_compactions;
+        s.degraded |= out.context_degraded;
+        DelegateTurnReport {
+            outcome: out.outcome,
+            tokens_before: out.tokens_before,
+            tokens_after: out.tokens_after,
+            hard_limit: out.hard_limit,
+            summarized_messages: out.summarized_messages,
+            dropped_messages: out.dropped_messages,
+            dropped_tokens: out.dropped_tokens,
+            reason: out.reason,
+            summary_error: out.summary_error.clone(),
+            boundaries: s.boundaries,
+            context_compactions: s.compactions,
+            context_degraded: s.degraded,
+        }
+    };
+    if let Some(f) = on_outcome {
+        let _ = f.call1(&JsValue::UNDEFINED, &to_js(&report)?);
+    }
+    Ok(())
+}
+
 #[derive(Default)]
 struct HookState {
     boundaries: u32,
@@ -736,27 +754,14 @@ pub fn create_prepare_next_turn(
                 return Err(to_js_error(&Error::Aborted));
             }
             if let Some(p) = quick(&messages_js, "ctx.context.messages", &budget, &options)? {
-                let report = {
-                    let mut s = state.borrow_mut();
-                    s.boundaries += 1;
-                    DelegateTurnReport {
-                        outcome: TurnOutcomeKind::Unchanged,
-                        tokens_before: p.tokens,
-                        tokens_after: p.tokens,
-                        hard_limit: p.hard_limit,
-                        summarized_messages: 0,
-                        dropped_messages: 0,
-                        dropped_tokens: 0,
-                        reason: None,
-                        summary_error: None,
-                        boundaries: s.boundaries,
-                        context_compactions: s.compactions,
-                        context_degraded: s.degraded,
-                    }
-                };
-                if let Some(f) = &on_outcome {
-                    let _ = f.call1(&JsValue::UNDEFINED, &to_js(&report)?);
-                }
+                let out = DelegateTurnOutcome::unchanged(
+                    Vec::new(),
+                    p.tokens,
+                    p.tokens,
+                    p.hard_limit,
+                    p.turn,
+                );
+                report(&state, &on_outcome, &out)?;
                 return Ok(JsValue::UNDEFINED);
             }
             let messages = messages_from_js(messages_js.clone(), "ctx.context.messages")?;
@@ -768,30 +773,7 @@ pub fn create_prepare_next_turn(
                 options,
             };
             let out = run_turn(&args, summarize, vec![signal, loop_signal]).await?;
-            let report = {
-                let mut s = state.borrow_mut();
-                s.boundaries += 1;
-                s.compactions += out.context_compactions;
-                s.degraded |= out.context_degraded;
-                DelegateTurnReport {
-                    outcome: out.outcome,
-                    tokens_before: out.tokens_before,
-                    tokens_after: out.tokens_after,
-                    hard_limit: out.hard_limit,
-                    summarized_messages: out.summarized_messages,
-                    dropped_messages: out.dropped_messages,
-                    dropped_tokens: out.dropped_tokens,
-                    reason: out.reason,
-                    summary_error: out.summary_error.clone(),
-                    boundaries: s.boundaries,
-                    context_compactions: s.compactions,
-                    context_degraded: s.degraded,
-                }
-            };
-            if let Some(f) = &on_outcome {
-                // A throwing listener must not break the delegate's loop.
-                let _ = f.call1(&JsValue::UNDEFINED, &to_js(&report)?);
-            }
+            report(&state, &on_outcome, &out)?;
             if out.outcome == TurnOutcomeKind::Unchanged {
                 return Ok(JsValue::UNDEFINED);
             }
