@@ -230,7 +230,9 @@ fn quick(
     options: &DelegateTurnOptions,
 ) -> Result<Option<DelegateTurnPreparation>, JsValue> {
     let lazy = LazyMessages::new(messages.clone(), path)?;
-    let last_summary = lazy.last_index_of_role("compactionSummary");
+    let Ok(last_summary) = lazy.last_index_of_role("compactionSummary") else {
+        return Ok(None); // the array could not be read cheaply: take the full path
+    };
     throw(quick_unchanged(
         lazy.len(),
         last_summary,

@@ -141,6 +141,14 @@ pub fn rows_from_js(
     crate::transcript::rows_from_value(v, path).map_err(|e| to_js_error(&e))
 }
 
+#[wasm_bindgen(
+    inline_js = "export function last_index_of_role(a, role) { for (let i = a.length - 1; i >= 0; i--) { const m = a[i]; if (m !== null && typeof m === 'object' && m.role === role) return i; } return -1; }"
+)]
+extern "C" {
+    #[wasm_bindgen(catch)]
+    fn last_index_of_role(array: &js_sys::Array, role: &str) -> Result<i32, JsValue>;
+}
+
 /// A JS `AgentMessage[]` read one message at a time, decoded only when asked for: the
 /// turn-boundary check reads newest first and stops at the last provider usage.
 pub struct LazyMessages {
@@ -178,16 +186,12 @@ impl LazyMessages {
         self.len() == 0
     }
 
-    /// Index of the last message whose `role` is `role`, read without decoding anything.
-    pub fn last_index_of_role(&self, role: &str) -> Option<usize> {
-        let key = JsValue::from_str("role");
-        (0..self.len()).rev().find(|&i| {
-            js_sys::Reflect::get(&self.array.get(i as u32), &key)
-                .ok()
-                .and_then(|r| r.as_string())
-                .as_deref()
-                == Some(role)
-        })
+    /// Index of the last message whose `role` is `role`, read without decoding anything,
+    /// in one call into JavaScript (a boundary crossing per message would cost more than
+    /// the rest of a turn-boundary check). `Err` when reading the array threw.
+    pub fn last_index_of_role(&self, role: &str) -> Result<Option<usize>, JsValue> {
+        let i = last_index_of_role(&self.array, role)?;
+        Ok(usize::try_from(i).ok())
     }
 
     /// Decode message `i`.
