@@ -11,7 +11,6 @@ use std::fmt;
 pub enum Field {
     Str(String),
     Num(f64),
-    Bool(bool),
     List(Vec<String>),
 }
 
@@ -168,7 +167,6 @@ impl fmt::Display for Field {
         match self {
             Field::Str(s) => f.write_str(s),
             Field::Num(n) => write!(f, "{n}"),
-            Field::Bool(b) => write!(f, "{b}"),
             Field::List(l) => f.write_str(&l.join(", ")),
         }
     }

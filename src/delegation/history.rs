@@ -16,6 +16,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use crate::js_text::json_stringify;
 use tsify::Tsify;
 
 use crate::message::{
@@ -161,8 +163,6 @@ pub fn objective_from_args(args: &Map<String, Value>) -> String {
 
 pub use crate::transcript::iso_to_ms;
 
-pub use crate::js_text::json_stringify as js_json_stringify;
-
 /// pi's zero usage (with a zero `cost`).
 pub fn zero_usage() -> Usage {
     let mut extra = Extra::new();
@@ -263,7 +263,7 @@ pub fn tool_result_blocks(raw: Option<&Value>) -> Vec<ContentBlock> {
             }
         }
         None | Some(Value::Null) => {}
-        Some(other) => blocks.push(ContentBlock::text(js_json_stringify(other))),
+        Some(other) => blocks.push(ContentBlock::text(json_stringify(other))),
     }
     blocks
 }
@@ -561,9 +561,9 @@ mod tests {
     #[test]
     fn stringify_prints_numbers_like_javascript() {
         assert_eq!(
-            js_json_stringify(&json!({"a": 1.5, "b": [1, "x\n"], "c": null})),
+            json_stringify(&json!({"a": 1.5, "b": [1, "x\n"], "c": null})),
             r#"{"a":1.5,"b":[1,"x\n"],"c":null}"#
         );
-        assert_eq!(js_json_stringify(&json!(1e21)), "1e+21");
+        assert_eq!(json_stringify(&json!(1e21)), "1e+21");
     }
 }

@@ -169,14 +169,21 @@ struct TurnArgs {
 
 fn turn_args(input: &JsValue) -> Result<TurnArgs, JsValue> {
     let messages_js = field(input, "messages", "input")?;
+    turn_args_with(messages_js, turn_config(input, "input")?)
+}
+
+/// [`turn_args`] for a caller that already read the messages value and the config.
+fn turn_args_with(
+    messages_js: JsValue,
+    (budget, model_id, options): (ContextBudget, String, DelegateTurnOptions),
+) -> Result<TurnArgs, JsValue> {
     let messages = messages_from_js(messages_js.clone(), "messages")?;
-    let config = turn_config(input, "input")?;
     Ok(TurnArgs {
         messages,
         messages_js,
-        budget: config.0,
-        model_id: config.1,
-        options: config.2,
+        budget,
+        model_id,
+        options,
     })
 }
 
@@ -390,16 +397,12 @@ pub fn serialize_conversation(
 pub fn prepare_delegate_turn(
     #[wasm_bindgen(unchecked_param_type = "DelegateTurnInput")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let (budget, _, options) = turn_config(&input, "input")?;
-    if let Some(p) = quick(
-        &field(&input, "messages", "input")?,
-        "messages",
-        &budget,
-        &options,
-    )? {
+    let config = turn_config(&input, "input")?;
+    let messages = field(&input, "messages", "input")?;
+    if let Some(p) = quick(&messages, "messages", &config.0, &config.2)? {
         return to_js(&p);
     }
-    let a = turn_args(&input)?;
+    let a = turn_args_with(messages, config)?;
     to_js(&throw(core_prepare(&a.messages, &a.budget, &a.options))?)
 }
 
@@ -631,14 +634,14 @@ pub fn run_delegate_turn(
     let prepared = (|| -> Result<Result<(TurnArgs, Function, JsValue), JsValue>, JsValue> {
         let summarize = summarize_fn(field(&input, "summarize", "input")?, "summarize")?;
         let signal = field(&input, "signal", "input")?;
-        let (budget, _, options) = turn_config(&input, "input")?;
+        let config = turn_config(&input, "input")?;
         let messages = field(&input, "messages", "input")?;
         if !aborted(std::slice::from_ref(&signal)) {
-            if let Some(p) = quick(&messages, "messages", &budget, &options)? {
+            if let Some(p) = quick(&messages, "messages", &config.0, &config.2)? {
                 return Ok(Err(unchanged_outcome(&p, &messages)?));
             }
         }
-        Ok(Ok((turn_args(&input)?, summarize, signal)))
+        Ok(Ok((turn_args_with(messages, config)?, summarize, signal)))
     })();
     future_to_promise(async move {
         let (args, summarize, signal) = match prepared? {

@@ -115,7 +115,6 @@ pub fn to_js_error(err: &Error) -> JsValue {
         let v = match f {
             Field::Str(s) => JsValue::from_str(&s),
             Field::Num(n) => JsValue::from_f64(n),
-            Field::Bool(b) => JsValue::from_bool(b),
             Field::List(l) => l
                 .iter()
                 .map(|s| JsValue::from_str(s))
