@@ -7,3 +7,4 @@ pub mod compaction;
 pub mod convert;
 pub mod delegation;
 pub mod foundation;
+pub mod host;

@@ -1,0 +1,148 @@
+//! Reading host values without letting a host exception escape into wasm.
+//!
+//! A JavaScript exception thrown by an import that is not marked `catch` unwinds
+//! through the wasm frames: a `RefCell` borrow or a half-done mutation stays behind, a
+//! promise built by `future_to_promise` never settles, and the exception reaches the
+//! host raw. Host values can throw from anywhere (a getter, a revoked `Proxy`, an
+//! `Array.isArray` on a revoked proxy), so every read of a host value goes through the
+//! functions here, which catch and turn the exception into `INVALID_INPUT` with the
+//! path of the value. Array lengths are checked before any work (a sparse array of
+//! length 2^32 − 1 is refused at once instead of being walked).
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::error::Error;
+
+/// The most elements an input array may have (a delegate context, a transcript).
+pub const MAX_ARRAY_LENGTH: u32 = 1 << 24;
+
+#[wasm_bindgen(inline_js = r#"
+export function dc_is_array(v) { return Array.isArray(v); }
+export function dc_length(a) { return a.length; }
+export function dc_get(a, i) { return a[i]; }
+export function dc_prop(o, k) { return o[k]; }
+export function dc_is_object(v) { return v !== null && (typeof v === "object" || typeof v === "function"); }
+"#)]
+extern "C" {
+    #[wasm_bindgen(catch)]
+    fn dc_is_array(v: &JsValue) -> Result<bool, JsValue>;
+    #[wasm_bindgen(catch)]
+    fn dc_length(a: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch)]
+    fn dc_get(a: &JsValue, i: u32) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch)]
+    fn dc_prop(o: &JsValue, k: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch)]
+    fn dc_is_object(v: &JsValue) -> Result<bool, JsValue>;
+}
+
+/// The message of a thrown JS value, for an error text.
+pub fn describe_thrown(e: &JsValue) -> String {
+    if let Some(err) = e.dyn_ref::<js_sys::Error>() {
+        return String::from(err.message());
+    }
+    if let Some(s) = e.as_string() {
+        return s;
+    }
+    "a non-Error value was thrown".into()
+}
+
+fn threw(path: &str, e: &JsValue) -> Error {
+    Error::invalid(path, format!("reading it threw: {}", describe_thrown(e)))
+}
+
+/// Whether `v` is an object (or function) whose properties can be read.
+pub fn is_object(v: &JsValue) -> bool {
+    dc_is_object(v).unwrap_or(false)
+}
+
+/// Property `key` of `obj` (`undefined` when `obj` is not an object), or the exception
+/// its getter threw as `INVALID_INPUT` at `path.key`.
+pub fn prop(obj: &JsValue, key: &str, path: &str) -> Result<JsValue, Error> {
+    if !is_object(obj) {
+        return Ok(JsValue::UNDEFINED);
+    }
+    dc_prop(obj, key).map_err(|e| threw(&join(path, key), &e))
+}
+
+/// `path.key`, or `key` for an empty path.
+pub fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// Whether `v` is a JS array (`false` when asking throws, e.g. a revoked proxy).
+pub fn is_array(v: &JsValue) -> bool {
+    dc_is_array(v).unwrap_or(false)
+}
+
+/// A host array whose length was read once and checked.
+pub struct HostArray {
+    array: JsValue,
+    len: u32,
+    path: String,
+}
+
+impl HostArray {
+    /// `value` as an array of at most [`MAX_ARRAY_LENGTH`] elements; `what` names the
+    /// elements in the error ("messages", "rows").
+    pub fn new(value: &JsValue, path: &str, what: &str) -> Result<Self, Error> {
+        match dc_is_array(value) {
+            Ok(true) => {}
+            Ok(false) => {
+                let got = if value.is_null() || value.is_undefined() {
+                    "nothing".to_string()
+                } else {
+                    format!("a {}", value.js_typeof().as_string().unwrap_or_default())
+                };
+                return Err(Error::invalid(
+                    path,
+                    format!("expected an array of {what}, got {got}"),
+                ));
+            }
+            Err(e) => return Err(threw(path, &e)),
+        }
+        let len = dc_length(value).map_err(|e| threw(&join(path, "length"), &e))?;
+        let len = len.as_f64().unwrap_or(f64::NAN);
+        if !(len >= 0.0 && len <= MAX_ARRAY_LENGTH as f64) {
+            return Err(Error::invalid(
+                join(path, "length"),
+                format!("{len} {what} are more than this library accepts ({MAX_ARRAY_LENGTH})"),
+            ));
+        }
+        Ok(HostArray {
+            array: value.clone(),
+            len: len as u32,
+            path: path.to_string(),
+        })
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The array itself.
+    pub fn value(&self) -> &JsValue {
+        &self.array
+    }
+
+    /// `path[i]`.
+    pub fn path_of(&self, i: usize) -> String {
+        format!("{}[{i}]", self.path)
+    }
+
+    /// Element `i`, or the exception reading it threw as `INVALID_INPUT` at `path[i]`.
+    pub fn get(&self, i: usize) -> Result<JsValue, Error> {
+        dc_get(&self.array, i as u32).map_err(|e| threw(&self.path_of(i), &e))
+    }
+}
