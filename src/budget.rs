@@ -128,7 +128,8 @@ mod tests {
     /// host-contract §4's table, row for row.
     #[test]
     fn host_contract_table() {
-        let rows: &[(Option<f64>, Option<f64>, u64, u64, u64)] = &[
+        type Row = (Option<f64>, Option<f64>, u64, u64, u64);
+        let rows: &[Row] = &[
             (Some(256_000.0), Some(32_000.0), 224_000, 32_000, 44_800),
             (Some(32_000.0), Some(8_000.0), 16_000, 16_000, 8_000),
             (Some(64_000.0), Some(16_000.0), 47_616, 16_384, 9_523),

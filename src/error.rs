@@ -25,8 +25,10 @@ pub enum Error {
     #[error("The delegated task does not fit in the context window of model \"{model_id}\", even after compaction and history reduction. Narrow the task, delegate to a model with a larger context window, or make the delegate read less at once.")]
     SubagentContextOverflow {
         model_id: String,
-        tokens: u64,
-        hard_limit: u64,
+        /// The context's size (in the provider's terms), when known.
+        tokens: Option<u64>,
+        /// The delegate's hardLimit, when known.
+        hard_limit: Option<u64>,
     },
 
     /// The host's AbortSignal fired during a boundary step; nothing was changed.
@@ -120,11 +122,16 @@ impl Error {
                 model_id,
                 tokens,
                 hard_limit,
-            } => vec![
-                ("modelId", Str(model_id.clone())),
-                ("tokens", Num(*tokens as f64)),
-                ("hardLimit", Num(*hard_limit as f64)),
-            ],
+            } => {
+                let mut f = vec![("modelId", Str(model_id.clone()))];
+                if let Some(t) = tokens {
+                    f.push(("tokens", Num(*t as f64)));
+                }
+                if let Some(h) = hard_limit {
+                    f.push(("hardLimit", Num(*h as f64)));
+                }
+                f
+            }
             Error::Aborted => vec![],
             Error::UnknownDelegation { id, resumable, .. } => {
                 vec![
@@ -183,8 +190,8 @@ mod tests {
     fn overflow_message_is_the_adr_guidance() {
         let e = Error::SubagentContextOverflow {
             model_id: "m1".into(),
-            tokens: 10,
-            hard_limit: 5,
+            tokens: Some(10),
+            hard_limit: Some(5),
         };
         assert_eq!(e.code(), "SUBAGENT_CONTEXT_OVERFLOW");
         assert_eq!(

@@ -3,13 +3,13 @@
 //! overflow classification of host-contract §5 (`CONTEXT_TOO_LARGE`).
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use tsify::Tsify;
 
 use crate::budget::{context_budget, validate_model, BudgetModel, ContextBudget};
+use crate::compaction::context::DelegateContext;
 use crate::compaction::turn::boundary_tokens;
 use crate::error::{Error, Result};
-use crate::message::{AgentMessage, Extra};
+use crate::message::Extra;
 use crate::transcript::normalize_tool_name;
 
 // ---------------------------------------------------------------- clause 6
@@ -66,8 +66,11 @@ pub struct ModelFailure {
     pub message: String,
 }
 
-/// The code of a skipped alternative whose window cannot hold the carried context.
+/// The provider's classification of an overflow (host-contract §5).
 pub const CONTEXT_TOO_LARGE: &str = "CONTEXT_TOO_LARGE";
+/// The code a `modelFailures` entry records for an alternative skipped because its
+/// window cannot hold the carried context (as the host app records it).
+pub const SKIPPED_FOR_WINDOW: &str = "SUBAGENT_CONTEXT_OVERFLOW";
 
 /// The result of [`select_fallback_model`].
 #[derive(Clone, Debug, PartialEq, Serialize, Tsify)]
@@ -89,9 +92,9 @@ pub struct FallbackSelection {
 /// (`tokens < hardLimit`, the same test as a turn boundary); a `modelFailures` entry for
 /// every one skipped before it. Ordering, duplicate skipping and retry budgets stay the
 /// host's (ADR subagent-model-fallback); `overhead_tokens` is the request's non-message
-/// size (system prompt, tools).
+/// size (system prompt, tools), already saturated (see [`crate::tokens::tokens_from_f64`]).
 pub fn select_fallback_model(
-    messages: &[AgentMessage],
+    context: &DelegateContext,
     candidates: &[FallbackCandidate],
     overhead_tokens: u64,
 ) -> Result<FallbackSelection> {
@@ -104,7 +107,7 @@ pub fn select_fallback_model(
             other => other,
         })?;
     }
-    let tokens = boundary_tokens(messages, overhead_tokens);
+    let tokens = boundary_tokens(context, overhead_tokens);
     let mut failures = Vec::new();
     for (i, c) in candidates.iter().enumerate() {
         let budget = context_budget(&c.budget_model());
@@ -119,7 +122,7 @@ pub fn select_fallback_model(
         }
         failures.push(ModelFailure {
             model: c.label(),
-            code: CONTEXT_TOO_LARGE.to_string(),
+            code: SKIPPED_FOR_WINDOW.to_string(),
             message: format!(
                 "Skipped fallback model \"{}\": the carried context (about {tokens} tokens) does not fit its context budget (hardLimit {} of a {}-token window).",
                 c.label(),
@@ -211,6 +214,25 @@ pub fn classify_provider_error(e: &ProviderError) -> ProviderErrorClass {
     }
 }
 
+/// ADR 0299 clause 5: "the provider's raw overflow text is no longer what the parent
+/// receives". A provider error that classifies as `CONTEXT_TOO_LARGE` (once the fallbacks
+/// are exhausted) becomes `SUBAGENT_CONTEXT_OVERFLOW` for `model_id`, with the guidance;
+/// any other error is `None` (the host passes it on unchanged).
+pub fn overflow_for_provider_error(
+    error: &ProviderError,
+    model_id: &str,
+    tokens: Option<u64>,
+    hard_limit: Option<u64>,
+) -> Option<Error> {
+    classify_provider_error(error)
+        .context_too_large
+        .then(|| Error::SubagentContextOverflow {
+            model_id: model_id.to_string(),
+            tokens,
+            hard_limit,
+        })
+}
+
 // ---------------------------------------------------------------- clause 8
 
 /// `SUBAGENT_INHERIT_DENY_TOOLS` (host-contract §5): tools a delegate never inherits.
@@ -245,42 +267,47 @@ pub fn is_denied_tool(name: &str) -> bool {
 #[derive(Clone, Debug, PartialEq, Serialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct InheritedTools {
-    /// The tools kept, as given (names or tool objects, unknown fields kept).
+    /// The tools kept, as given (the same strings or tool objects).
     #[tsify(type = "(string | { name: string; [field: string]: unknown })[]")]
-    pub tools: Vec<Value>,
+    pub tools: Vec<usize>,
     /// Names of the tools removed.
     pub denied: Vec<String>,
 }
 
-/// Clause 8: the tools a delegate inherits, minus the deny list. Each tool is a name or
-/// an object with a string `name`; whatever a definition asks for, `new_context` (and
-/// the rest of the list) never reaches a delegate.
-pub fn filter_inherited_tools(tools: Vec<Value>) -> Result<InheritedTools> {
+/// One tool as the host gave it: its name, or what it was instead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolEntry {
+    /// A name, or a tool object's string `name`.
+    Named(String),
+    /// An object whose `name` is missing or not a string.
+    Unnamed,
+    /// Neither a string nor an object.
+    NotATool,
+}
+
+/// Clause 8: the tools a delegate inherits, minus the deny list: `tools` of the result
+/// are the positions kept (the binding hands back the host's own tool objects). Whatever
+/// a definition asks for, `new_context` (and the rest of the list) never reaches a
+/// delegate.
+pub fn filter_inherited_tools(tools: &[ToolEntry]) -> Result<InheritedTools> {
     let mut kept = Vec::new();
     let mut denied = Vec::new();
-    for (i, t) in tools.into_iter().enumerate() {
-        let name = match &t {
-            Value::String(s) => s.clone(),
-            Value::Object(o) => match o.get("name") {
-                Some(Value::String(s)) => s.clone(),
-                _ => {
-                    return Err(Error::invalid(
-                        format!("tools[{i}].name"),
-                        "expected a tool name (string)",
-                    ))
-                }
-            },
-            _ => {
+    for (i, t) in tools.iter().enumerate() {
+        match t {
+            ToolEntry::Named(name) if is_denied_tool(name) => denied.push(name.clone()),
+            ToolEntry::Named(_) => kept.push(i),
+            ToolEntry::Unnamed => {
+                return Err(Error::invalid(
+                    format!("tools[{i}].name"),
+                    "expected a tool name (string)",
+                ))
+            }
+            ToolEntry::NotATool => {
                 return Err(Error::invalid(
                     format!("tools[{i}]"),
                     "expected a tool name or a tool object with a name",
                 ))
             }
-        };
-        if is_denied_tool(&name) {
-            denied.push(name);
-        } else {
-            kept.push(t);
         }
     }
     Ok(InheritedTools {
@@ -292,7 +319,7 @@ pub fn filter_inherited_tools(tools: Vec<Value>) -> Result<InheritedTools> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::message::AgentMessage;
 
     #[test]
     fn classification_follows_host_contract() {
@@ -338,23 +365,23 @@ mod tests {
         for n in ["read", "Read", "bash", "new_context_x", "TaskCreate"] {
             assert!(!is_denied_tool(n), "{n}");
         }
-        let r = filter_inherited_tools(vec![
-            json!("read"),
-            json!({"name": "new_context", "x": 1}),
-            json!({"name": "bash", "schema": {}}),
-        ])
-        .unwrap();
-        assert_eq!(
-            r.tools,
-            vec![json!("read"), json!({"name": "bash", "schema": {}})]
-        );
+        let named = |n: &str| ToolEntry::Named(n.into());
+        let r =
+            filter_inherited_tools(&[named("read"), named("new_context"), named("bash")]).unwrap();
+        assert_eq!(r.tools, vec![0, 2]);
         assert_eq!(r.denied, vec!["new_context"]);
-        assert!(filter_inherited_tools(vec![json!(3)]).is_err());
+        assert!(filter_inherited_tools(&[ToolEntry::NotATool]).is_err());
+        assert_eq!(
+            filter_inherited_tools(&[named("read"), ToolEntry::Unnamed]).unwrap_err(),
+            Error::invalid("tools[1].name", "expected a tool name (string)")
+        );
     }
 
     #[test]
     fn fallback_skips_models_that_cannot_fit() {
-        let ms = vec![AgentMessage::user_text("x".repeat(40_000), None)]; // 10,000 tokens
+        let ms =
+            DelegateContext::from_messages(&[AgentMessage::user_text("x".repeat(40_000), None)])
+                .unwrap(); // 10,000 tokens
         let cand = |id: &str, w: f64| FallbackCandidate {
             id: id.into(),
             provider: Some("p".into()),
@@ -368,7 +395,7 @@ mod tests {
         assert_eq!(r.index, Some(1));
         assert_eq!(r.model_failures.len(), 1);
         assert_eq!(r.model_failures[0].model, "p/small");
-        assert_eq!(r.model_failures[0].code, "CONTEXT_TOO_LARGE");
+        assert_eq!(r.model_failures[0].code, "SUBAGENT_CONTEXT_OVERFLOW");
         let none = select_fallback_model(&ms, &[cand("small", 16_000.0)], 0).unwrap();
         assert!(none.model.is_none());
     }

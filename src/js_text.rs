@@ -217,19 +217,29 @@ pub fn js_entries(map: &serde_json::Map<String, Value>) -> Vec<(&String, &Value)
 
 fn push_json_string(out: &mut String, s: &str) {
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
+    let b = s.as_bytes();
+    let mut run = 0; // start of the characters not yet written
+    for (i, &c) in b.iter().enumerate() {
+        let esc: &str = match c {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&s[run..i]);
+        if esc.is_empty() {
+            out.push_str(&format!("\\u{:04x}", c));
+        } else {
+            out.push_str(esc);
         }
+        run = i + 1;
     }
+    out.push_str(&s[run..]);
     out.push('"');
 }
 
@@ -290,154 +300,6 @@ pub fn js_truthy(v: &Value) -> bool {
         Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
         Value::String(s) => !s.is_empty(),
         _ => true,
-    }
-}
-
-// ---------------------------------------------------------------- JSON text as JavaScript wrote it
-
-/// "a string", "an array", ... of a raw JSON value (by its first character).
-pub fn raw_kind(raw: &serde_json::value::RawValue) -> &'static str {
-    match raw.get().as_bytes().first() {
-        Some(b'"') => "a string",
-        Some(b'{') => "an object",
-        Some(b'[') => "an array",
-        Some(b't' | b'f') => "a boolean",
-        Some(b'n') => "null",
-        _ => "a number",
-    }
-}
-
-/// A JSON string literal as written (`"..."`, escapes included), read without copying:
-/// its length in UTF-16 code units is counted on the escaped text, and it is decoded
-/// only when its characters are needed.
-#[derive(Clone, Copy, Debug)]
-pub struct RawStr<'a>(&'a str);
-
-impl<'a> RawStr<'a> {
-    /// `raw` if it is a string literal; else `Err` with what it is ("a number").
-    pub fn new(raw: &'a serde_json::value::RawValue) -> Result<Self, &'static str> {
-        let t = raw.get();
-        if t.len() >= 2 && t.starts_with('"') && t.ends_with('"') {
-            Ok(RawStr(&t[1..t.len() - 1]))
-        } else {
-            Err(raw_kind(raw))
-        }
-    }
-
-    /// The string's length in UTF-16 code units (JavaScript's `.length`). A `\uXXXX`
-    /// escape is one unit, so a lone surrogate counts 1, as in JavaScript.
-    pub fn utf16_len(&self) -> usize {
-        Self::escaped_utf16_len(self.0)
-    }
-
-    /// The UTF-16 length of JSON text itself (e.g. `JSON.stringify(arguments).length` of
-    /// the arguments' own text, which JavaScript wrote).
-    pub fn text_utf16_len(text: &str) -> usize {
-        utf16_len(text)
-    }
-
-    fn escaped_utf16_len(inner: &str) -> usize {
-        let b = inner.as_bytes();
-        let mut units = 0;
-        let mut i = 0;
-        while i < b.len() {
-            let c = b[i];
-            if c == b'\\' {
-                // \uXXXX is one unit; \n, \", ... are one unit
-                i += if b.get(i + 1) == Some(&b'u') { 6 } else { 2 };
-                units += 1;
-            } else if c < 0x80 {
-                i += 1;
-                units += 1;
-            } else if c >= 0xF0 {
-                i += 4;
-                units += 2;
-            } else if c >= 0xE0 {
-                i += 3;
-                units += 1;
-            } else {
-                i += 2;
-                units += 1;
-            }
-        }
-        units
-    }
-
-    /// The decoded string. A lone surrogate escape becomes U+FFFD (a Rust string cannot
-    /// hold it); lengths are taken from [`RawStr::utf16_len`], which counts it as
-    /// JavaScript does.
-    pub fn decode(&self) -> String {
-        if !self.0.contains('\\') {
-            return self.0.to_string();
-        }
-        let mut out = String::with_capacity(self.0.len());
-        let mut rest = self.0;
-        while let Some(pos) = rest.find('\\') {
-            out.push_str(&rest[..pos]);
-            let esc = &rest[pos + 1..];
-            let Some(kind) = esc.chars().next() else { break };
-            match kind {
-                'u' => {
-                    let hex = |s: &str| s.get(..4).and_then(|h| u32::from_str_radix(h, 16).ok());
-                    let Some(u) = hex(&esc[1..]) else {
-                        out.push('\u{FFFD}');
-                        rest = &esc[1..];
-                        continue;
-                    };
-                    let mut consumed = 5;
-                    let c = if (0xD800..0xDC00).contains(&u) {
-                        match esc.get(5..7).filter(|s| *s == "\\u").and_then(|_| hex(&esc[7..])) {
-                            Some(lo) if (0xDC00..0xE000).contains(&lo) => {
-                                consumed = 11;
-                                char::from_u32(0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00))
-                            }
-                            _ => None,
-                        }
-                    } else {
-                        char::from_u32(u)
-                    };
-                    out.push(c.unwrap_or('\u{FFFD}'));
-                    rest = esc.get(consumed..).unwrap_or("");
-                }
-                other => {
-                    out.push(match other {
-                        'n' => '\n',
-                        't' => '\t',
-                        'r' => '\r',
-                        'b' => '\u{8}',
-                        'f' => '\u{c}',
-                        c => c, // \" \\ \/
-                    });
-                    rest = &esc[other.len_utf8()..];
-                }
-            }
-        }
-        out.push_str(rest);
-        out
-    }
-}
-
-/// A JSON object's entries as written: decoded keys with their values' own text, in
-/// order (`JSON.stringify` wrote them in JavaScript's property order).
-pub struct RawEntries<'a>(pub Vec<(String, &'a serde_json::value::RawValue)>);
-
-impl<'de: 'a, 'a> serde::Deserialize<'de> for RawEntries<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
-            type Value = RawEntries<'a>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<M: serde::de::MapAccess<'de>>(self, mut m: M) -> Result<Self::Value, M::Error> {
-                let mut out = Vec::new();
-                while let Some((k, v)) = m.next_entry::<String, &'de serde_json::value::RawValue>()? {
-                    out.push((k, v));
-                }
-                Ok(RawEntries(out))
-            }
-        }
-        d.deserialize_map(V(std::marker::PhantomData))
     }
 }
 
@@ -558,35 +420,22 @@ mod tests {
         assert_eq!(utf16_prefix("abc", 10), ("abc", 3));
     }
 
-    fn raw(text: &str) -> Box<serde_json::value::RawValue> {
-        serde_json::value::RawValue::from_string(text.to_string()).unwrap()
-    }
-
-    #[test]
-    fn raw_strings_count_and_decode_like_javascript() {
-        let cases: &[(&str, &str, usize)] = &[
-            (r#""abc""#, "abc", 3),
-            (r#""a\nb\"c""#, "a\nb\"c", 5),
-            (r#""é😀""#, "é😀", 3),
-            (r#""\u00e9\ud83d\ude00""#, "é😀", 3),
-            (r#""x\ud800y""#, "x\u{FFFD}y", 3),
-            (r#""\\\/""#, "\\/", 2),
-        ];
-        for (text, decoded, units) in cases {
-            let r = raw(text);
-            let s = RawStr::new(&r).unwrap();
-            assert_eq!(s.utf16_len(), *units, "{text}");
-            assert_eq!(s.decode(), *decoded, "{text}");
-        }
-        assert_eq!(RawStr::new(&raw("5")).unwrap_err(), "a number");
-    }
-
     #[test]
     fn lone_surrogates_are_replaced_pairs_kept() {
-        assert_eq!(replace_lone_surrogates(r#""a\ud800b""#).as_deref(), Some(r#""a\ufffdb""#));
-        assert_eq!(replace_lone_surrogates(r#""\udc00""#).as_deref(), Some(r#""\ufffd""#));
+        assert_eq!(
+            replace_lone_surrogates(r#""a\ud800b""#).as_deref(),
+            Some(r#""a\ufffdb""#)
+        );
+        assert_eq!(
+            replace_lone_surrogates(r#""\udc00""#).as_deref(),
+            Some(r#""\ufffd""#)
+        );
         assert_eq!(replace_lone_surrogates(r#""\ud83d\ude00""#), None);
-        assert_eq!(replace_lone_surrogates(r#""\\ud800""#), None, "an escaped backslash");
+        assert_eq!(
+            replace_lone_surrogates(r#""\\ud800""#),
+            None,
+            "an escaped backslash"
+        );
         assert!(parse_json(&replace_lone_surrogates(r#"["\ud800"]"#).unwrap()).is_ok());
     }
 }

@@ -3,57 +3,36 @@
 //!
 //! ADR 0299 clause 3 re-estimates a delegate's context at every turn boundary with these.
 //! Provider usage is what really counts; the chars/4 figure is a conservative guess for
-//! what came after the last trusted usage. All lengths are UTF-16 code units.
+//! what came after the last trusted usage. All lengths are UTF-16 code units. The
+//! characters a message counts are read by [`crate::facts`]; this module holds the rules
+//! that turn them into figures, each once.
 
 use serde::Serialize;
 use tsify::Tsify;
 
-use crate::js_text::{json_stringify_len, utf16_len};
-use crate::message::{AgentMessage, Content, ContentBlock, Usage};
+use crate::facts::MessageFacts;
+use crate::message::{AgentMessage, Usage};
 
 /// Characters an image counts for (pi's `ESTIMATED_IMAGE_CHARS`).
 pub const ESTIMATED_IMAGE_CHARS: usize = 4800;
 
-fn content_chars(content: &Content) -> usize {
-    match content {
-        Content::Text(s) => utf16_len(s),
-        Content::Blocks(blocks) => blocks
-            .iter()
-            .map(|b| match b {
-                ContentBlock::Text(t) => utf16_len(&t.text),
-                ContentBlock::Image(_) => ESTIMATED_IMAGE_CHARS,
-                _ => 0,
-            })
-            .sum(),
-    }
-}
+/// Token counts above this are treated as this: a host's absurd number (`1e308`) must
+/// not overflow a sum, and no model window comes near it.
+pub const MAX_TOKENS: f64 = 1e15;
 
-/// The character count behind [`estimate_tokens`].
-pub fn message_chars(message: &AgentMessage) -> usize {
-    match message {
-        AgentMessage::User(m) => content_chars(&m.content),
-        AgentMessage::Assistant(m) => m
-            .content
-            .iter()
-            .map(|b| match b {
-                ContentBlock::Text(t) => utf16_len(&t.text),
-                ContentBlock::Thinking(t) => utf16_len(&t.thinking),
-                ContentBlock::ToolCall(c) => utf16_len(&c.name) + json_stringify_len(&c.arguments),
-                _ => 0,
-            })
-            .sum(),
-        AgentMessage::ToolResult(m) => content_chars(&m.content),
-        AgentMessage::Custom(m) => content_chars(&m.content),
-        AgentMessage::BashExecution(m) => utf16_len(&m.command) + utf16_len(&m.output),
-        AgentMessage::CompactionSummary(m) => utf16_len(&m.summary),
-        AgentMessage::BranchSummary(m) => utf16_len(&m.summary),
-        AgentMessage::Other(_) => 0,
+/// A host's token count as an integer: rounded up, clamped to `0..=MAX_TOKENS`
+/// (negative, NaN and infinite counts are 0 and `MAX_TOKENS`).
+pub fn tokens_from_f64(x: f64) -> u64 {
+    if x.is_nan() || x <= 0.0 {
+        0
+    } else {
+        x.ceil().min(MAX_TOKENS) as u64
     }
 }
 
 /// pi's `estimateTokens(message)`: `ceil(chars / 4)`.
 pub fn estimate_tokens(message: &AgentMessage) -> u64 {
-    message_chars(message).div_ceil(4) as u64
+    message.facts("message").map_or(0, |f| f.tokens)
 }
 
 /// pi's `calculateContextTokens(usage)`: `totalTokens || input + output + cacheRead + cacheWrite`.
@@ -69,7 +48,7 @@ pub fn calculate_context_tokens(usage: &Usage) -> f64 {
     }
 }
 
-/// The result of [`estimate_context_tokens`], field for field pi's.
+/// The result of `estimateContextTokens`, field for field pi's.
 #[derive(Clone, Debug, PartialEq, Serialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextTokenEstimate {
@@ -83,59 +62,73 @@ pub struct ContextTokenEstimate {
     pub last_usage_index: Option<usize>,
 }
 
-/// The usage of `message` if pi trusts it: an assistant that did not fail, with a total > 0.
-pub fn trusted_usage(message: &AgentMessage) -> Option<&Usage> {
-    let a = message.as_assistant()?;
-    if a.is_failed() {
-        return None;
-    }
-    let u = a.usage.as_ref()?;
-    (calculate_context_tokens(u) > 0.0).then_some(u)
+/// What [`usage_anchor`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Anchor {
+    /// A trusted usage: the estimate anchored on it.
+    Found(ContextTokenEstimate),
+    /// None at or after the floor; the estimates of the messages read (`floor..end`).
+    Missing { trailing: u64 },
 }
 
-/// pi's `estimateContextTokens(messages)`.
-pub fn estimate_context_tokens(messages: &[AgentMessage]) -> ContextTokenEstimate {
-    let r: Result<_, std::convert::Infallible> =
-        estimate_context_tokens_newest_first(messages.len(), |i| Ok(&messages[i]));
-    match r {
-        Ok(e) => e,
-        Err(never) => match never {},
-    }
-}
-
-/// [`estimate_context_tokens`] reading the messages newest first through `get`, and
-/// stopping at the last trusted usage: the messages before it are never read. This is
-/// pi's algorithm, and what keeps a turn-boundary check proportional to what came after
-/// the last provider response rather than to the whole history (the binding decodes
-/// only the messages it asks for).
-pub fn estimate_context_tokens_newest_first<M, E>(
-    len: usize,
-    mut get: impl FnMut(usize) -> Result<M, E>,
-) -> Result<ContextTokenEstimate, E>
+/// pi's `estimateContextTokens` rule, read newest first: the last trusted provider usage
+/// at index `floor` or later, plus the estimates of every message after it. `get(i)`
+/// gives message `i`'s facts, or `None` for a message that is not part of the context
+/// (it is skipped, as pi's `isContextMessage` filter does). Messages before the anchor
+/// are never read, which keeps a turn-boundary check proportional to what came after
+/// the last provider response.
+pub fn usage_anchor<F, E>(
+    end: usize,
+    floor: usize,
+    mut get: impl FnMut(usize) -> Result<Option<F>, E>,
+) -> Result<Anchor, E>
 where
-    M: std::borrow::Borrow<AgentMessage>,
+    F: std::borrow::Borrow<MessageFacts>,
 {
     let mut trailing: u64 = 0;
-    for i in (0..len).rev() {
-        let m = get(i)?;
-        let m = m.borrow();
-        if let Some(u) = trusted_usage(m) {
-            let usage_tokens = calculate_context_tokens(u);
-            return Ok(ContextTokenEstimate {
+    for i in (floor..end).rev() {
+        let Some(f) = get(i)? else { continue };
+        let f = f.borrow();
+        if let Some(usage_tokens) = f.trusted_usage() {
+            return Ok(Anchor::Found(ContextTokenEstimate {
                 tokens: usage_tokens + trailing as f64,
                 usage_tokens,
                 trailing_tokens: trailing as f64,
                 last_usage_index: Some(i),
-            });
+            }));
         }
-        trailing += estimate_tokens(m);
+        trailing = trailing.saturating_add(f.tokens);
     }
-    Ok(ContextTokenEstimate {
-        tokens: trailing as f64,
-        usage_tokens: 0.0,
-        trailing_tokens: trailing as f64,
-        last_usage_index: None,
+    Ok(Anchor::Missing { trailing })
+}
+
+/// pi's `estimateContextTokens(messages)` over facts read newest first through `get`.
+pub fn estimate_context_tokens_newest_first<F, E>(
+    len: usize,
+    mut get: impl FnMut(usize) -> Result<F, E>,
+) -> Result<ContextTokenEstimate, E>
+where
+    F: std::borrow::Borrow<MessageFacts>,
+{
+    Ok(match usage_anchor(len, 0, |i| get(i).map(Some))? {
+        Anchor::Found(e) => e,
+        Anchor::Missing { trailing } => ContextTokenEstimate {
+            tokens: trailing as f64,
+            usage_tokens: 0.0,
+            trailing_tokens: trailing as f64,
+            last_usage_index: None,
+        },
     })
+}
+
+/// pi's `estimateContextTokens(messages)`.
+pub fn estimate_context_tokens(messages: &[AgentMessage]) -> crate::Result<ContextTokenEstimate> {
+    let facts = messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| m.facts(&format!("messages[{i}]")))
+        .collect::<crate::Result<Vec<_>>>()?;
+    estimate_context_tokens_newest_first(facts.len(), |i| Ok(&facts[i]))
 }
 
 /// Sum of per-message estimates, ignoring provider usage. After a compaction or a
@@ -143,6 +136,22 @@ where
 /// rewritten context use this figure.
 pub fn sum_estimates(messages: &[AgentMessage]) -> u64 {
     messages.iter().map(estimate_tokens).sum()
+}
+
+/// Tokens of every request that are not messages: the system prompt and the tool
+/// schemas, as the request carries them (`ceil((systemPrompt.length +
+/// JSON.stringify(tools).length) / 4)`). The hook derives a delegate's overhead this way,
+/// and so does a resume's seed (ADR 0299 clause 7), so a seeded context plus its
+/// overhead starts below hardLimit.
+pub fn request_overhead_tokens(
+    system_prompt: Option<&str>,
+    tools: Option<&serde_json::Value>,
+) -> u64 {
+    let system = system_prompt.map_or(0, crate::js_text::utf16_len);
+    let tools = tools
+        .filter(|t| !t.is_null())
+        .map_or(0, crate::js_text::json_stringify_len);
+    (system + tools).div_ceil(4) as u64
 }
 
 #[cfg(test)]
@@ -200,7 +209,7 @@ mod tests {
                 json!({"role": "assistant", "content": [], "usage": {"totalTokens": 999}, "stopReason": "error"}),
             ),
         ];
-        let e = estimate_context_tokens(&ms);
+        let e = estimate_context_tokens(&ms).unwrap();
         assert_eq!(
             e,
             ContextTokenEstimate {
@@ -210,8 +219,28 @@ mod tests {
                 last_usage_index: Some(1)
             }
         );
-        let none = estimate_context_tokens(&ms[..1]);
+        let none = estimate_context_tokens(&ms[..1]).unwrap();
         assert_eq!(none.last_usage_index, None);
         assert_eq!(none.tokens, 1.0);
+    }
+
+    #[test]
+    fn absurd_host_numbers_saturate() {
+        assert_eq!(tokens_from_f64(1e308), MAX_TOKENS as u64);
+        assert_eq!(tokens_from_f64(f64::INFINITY), MAX_TOKENS as u64);
+        assert_eq!(tokens_from_f64(f64::NAN), 0);
+        assert_eq!(tokens_from_f64(-3.0), 0);
+        assert_eq!(tokens_from_f64(2.1), 3);
+    }
+
+    #[test]
+    fn request_overhead_counts_the_prompt_and_the_tool_schemas() {
+        let tools = json!([{"name": "read", "parameters": {"type": "object"}}]);
+        let expected = ("You are a delegate.".len() + tools.to_string().len()).div_ceil(4) as u64;
+        assert_eq!(
+            request_overhead_tokens(Some("You are a delegate."), Some(&tools)),
+            expected
+        );
+        assert_eq!(request_overhead_tokens(None, None), 0);
     }
 }

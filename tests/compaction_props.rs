@@ -110,7 +110,7 @@ fn case() -> impl Strategy<Value = Case> {
 
 fn text(n: usize, c: char) -> String {
     // mostly ASCII, with a non-BMP character now and then (2 UTF-16 units)
-    let mut s: String = std::iter::repeat(c).take(n).collect();
+    let mut s: String = std::iter::repeat_n(c, n).collect();
     if n > 10 {
         s.push('😀');
     }
@@ -293,12 +293,21 @@ fn fast_path_agrees(
 ) -> Result<(), TestCaseError> {
     let last_summary = ms
         .iter()
-        .rposition(|m| matches!(m, AgentMessage::CompactionSummary(_)));
+        .rposition(|m| matches!(m, AgentMessage::CompactionSummary(_)))
+        .map(|k| (k, ms[k].facts("m").expect("facts")));
+    let brief = ms[0].facts("m").expect("facts");
     let mut reads = 0usize;
-    let quick = quick_unchanged(ms.len(), last_summary, budget, opts, |i| {
-        reads += 1;
-        Ok(ms[i].clone())
-    })
+    let quick = quick_unchanged(
+        ms.len(),
+        &brief,
+        last_summary.as_ref().map(|(k, f)| (*k, f)),
+        budget,
+        opts,
+        |i| {
+            reads += 1;
+            ms[i].facts("m")
+        },
+    )
     .expect("valid");
     let full = prepare_delegate_turn(ms, budget, opts).expect("valid");
     if let Some(q) = quick {
@@ -338,9 +347,11 @@ fn check(case: Case) -> Result<(), TestCaseError> {
             hard_limit,
             model_id,
         }) => {
-            // Overflow only when even the brief does not fit: in estimate terms, or in the
-            // provider's terms when usage put the context above its estimate (the fit
-            // limit is then calibrated by that ratio, and `tokens` is reported scaled).
+            // Overflow only when even the brief, the degrade note and the newest unit (the
+            // newest keepable message with its call or results) do not fit: in estimate
+            // terms, or in the provider's terms when usage put the context above its
+            // estimate (the fit limit is then calibrated by that ratio, and `tokens` is
+            // reported scaled).
             let whole = ms.iter().map(estimate_tokens).sum::<u64>() + case.overhead as u64;
             let boundary = prepare_delegate_turn(&ms, &budget, &opts)
                 .expect("valid")
@@ -350,15 +361,19 @@ fn check(case: Case) -> Result<(), TestCaseError> {
             } else {
                 1.0
             };
+            let newest = newest_unit_tokens(&ms);
             prop_assert!(
-                (brief_tokens as f64) * scale + 1.0 >= budget.hard_limit as f64,
-                "overflow only when even the brief does not fit ({} x {:.3} vs {})",
+                ((brief_tokens + newest) as f64) * scale + NOTE_BOUND as f64 + 1.0
+                    >= budget.hard_limit as f64,
+                "overflow only when the brief and the newest unit do not fit ({} + {} x {:.3} vs {})",
                 brief_tokens,
+                newest,
                 scale,
                 budget.hard_limit
             );
+            let tokens = tokens.unwrap_or(0);
             prop_assert!(tokens >= brief_tokens && tokens + 1 >= budget.hard_limit);
-            prop_assert_eq!(hard_limit, budget.hard_limit);
+            prop_assert_eq!(hard_limit, Some(budget.hard_limit));
             prop_assert_eq!(model_id, "faux/m");
             count(3);
             return Ok(());
@@ -366,9 +381,10 @@ fn check(case: Case) -> Result<(), TestCaseError> {
         Err(other) => return Err(TestCaseError::fail(format!("unexpected error {other:?}"))),
         Ok(o) => o,
     };
-    prop_assert_eq!(&out.messages[0], &ms[0], "the brief stays verbatim first");
+    let out_messages = out.materialize(&ms);
+    prop_assert_eq!(&out_messages[0], &ms[0], "the brief stays verbatim first");
     if out.outcome == TurnOutcomeKind::Unchanged {
-        prop_assert_eq!(&out.messages, &ms);
+        prop_assert_eq!(&out_messages, &ms);
         prop_assert_eq!(out.context_compactions, 0);
         count(0);
         if action == TurnAction::Unchanged {
@@ -386,7 +402,7 @@ fn check(case: Case) -> Result<(), TestCaseError> {
             2
         });
     }
-    let after: u64 = out.messages.iter().map(estimate_tokens).sum::<u64>() + case.overhead as u64;
+    let after: u64 = out_messages.iter().map(estimate_tokens).sum::<u64>() + case.overhead as u64;
     prop_assert_eq!(out.tokens_after, after);
     prop_assert!(
         after < budget.hard_limit,
@@ -394,13 +410,13 @@ fn check(case: Case) -> Result<(), TestCaseError> {
         after,
         budget.hard_limit
     );
-    if let Err(e) = provider_valid(&out.messages) {
+    if let Err(e) = provider_valid(&out_messages) {
         return Err(TestCaseError::fail(format!("provider-invalid output: {e}")));
     }
     // Every message but the summary we write is an input message, unchanged (unknown
     // fields included), in input order.
     let mut cursor = 1;
-    for (i, m) in out.messages.iter().enumerate().skip(1) {
+    for (i, m) in out_messages.iter().enumerate().skip(1) {
         if i == 1 && out.outcome != TurnOutcomeKind::Unchanged {
             if let AgentMessage::CompactionSummary(s) = m {
                 if s.extra
@@ -423,14 +439,14 @@ fn check(case: Case) -> Result<(), TestCaseError> {
         }
     }
     // The next turn after the step: a provider response with usage, and its tool result.
-    let mut next = out.messages.clone();
+    let mut next = out_messages.clone();
     next.push(msg(json!({"role": "assistant", "content": [{"type": "toolCall", "id": "next_1", "name": "read", "arguments": {"path": "n"}}],
                          "stopReason": "toolUse", "usage": {"totalTokens": after.min(budget.hard_limit.saturating_sub(50)) as f64}})));
     next.push(msg(json!({"role": "toolResult", "toolCallId": "next_1", "toolName": "read", "content": [{"type": "text", "text": "x"}], "isError": false})));
     fast_path_agrees(&next, &budget, &opts)?;
     // No thrash: the next boundary right after a compaction leaves the context alone.
     if out.outcome != TurnOutcomeKind::Unchanged && !case.early {
-        let again = prepare_delegate_turn(&out.messages, &budget, &opts).expect("valid");
+        let again = prepare_delegate_turn(&out_messages, &budget, &opts).expect("valid");
         prop_assert_eq!(
             again.action,
             TurnAction::Unchanged,
@@ -441,6 +457,32 @@ fn check(case: Case) -> Result<(), TestCaseError> {
         count(5);
     }
     Ok(())
+}
+
+/// An upper bound of a degrade note without a carried summary, in tokens (its text, a
+/// capped list of short file names).
+const NOTE_BOUND: u64 = 600;
+
+/// Tokens of the newest unit a degrade must keep: the newest keepable message with the
+/// assistant whose calls it answers (or the results answering it).
+fn newest_unit_tokens(ms: &[AgentMessage]) -> u64 {
+    let mut end = ms.len();
+    while end > 1 {
+        let mut start = end - 1;
+        while start > 1 && ms[start].as_tool_result().is_some() {
+            start -= 1;
+        }
+        let keepable = match &ms[start] {
+            AgentMessage::Assistant(a) => !a.is_failed(),
+            AgentMessage::ToolResult(_) => false,
+            _ => true,
+        };
+        if keepable {
+            return ms[start..end].iter().map(estimate_tokens).sum();
+        }
+        end = start;
+    }
+    0
 }
 
 static STATS: [AtomicUsize; 7] = [const { AtomicUsize::new(0) }; 7];
@@ -509,10 +551,11 @@ fn compaction_happens_and_counts() {
     let (action, out) = step(&ms, &budget, &opts, &case);
     assert_eq!(action, TurnAction::Summarize);
     let out = out.unwrap();
+    let out_messages = out.materialize(&ms);
     assert_eq!(out.outcome, TurnOutcomeKind::Compacted);
     assert!(out.tokens_after < budget.hard_limit);
     assert!(matches!(
-        out.messages[1],
+        out_messages[1],
         AgentMessage::CompactionSummary(_)
     ));
     let failed = Case {

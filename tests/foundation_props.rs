@@ -102,7 +102,7 @@ proptest! {
             };
             AgentMessage::from_value(v, "m").unwrap()
         }).collect();
-        let e = estimate_context_tokens(&msgs);
+        let e = estimate_context_tokens(&msgs).unwrap();
         match e.last_usage_index {
             None => prop_assert_eq!(e.tokens, sum_estimates(&msgs) as f64),
             Some(i) => {

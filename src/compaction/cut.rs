@@ -1,6 +1,6 @@
 //! ADR 0299 clause 3 (via host-contract §3): where a compaction may cut a delegate's
 //! context, with pi-agent-core 0.85.1's `findCutPoint` / `findTurnStartIndex` semantics
-//! over `AgentMessage[]` instead of session entries.
+//! over a context's messages instead of session entries.
 //!
 //! A message of our context plays the role of a pi `message` entry; pi's non-message
 //! entries (`compaction`, `branch_summary`, `custom`) have no counterpart here (a
@@ -9,8 +9,8 @@
 use serde::Serialize;
 use tsify::Tsify;
 
-use crate::message::AgentMessage;
-use crate::tokens::estimate_tokens;
+use super::context::DelegateContext;
+use crate::facts::{MessageFacts, Role};
 
 /// pi's `findCutPoint` result, field for field. Indices are positions in the message
 /// array given (not relative to `startIndex`).
@@ -25,98 +25,60 @@ pub struct CutPoint {
     pub is_split_turn: bool,
 }
 
-/// Roles a compaction may cut at: never a `toolResult` (a call and its result stay on
-/// the same side) and never a role pi does not know.
-pub fn is_valid_cut_point(message: &AgentMessage) -> bool {
-    matches!(
-        message,
-        AgentMessage::User(_)
-            | AgentMessage::Assistant(_)
-            | AgentMessage::BashExecution(_)
-            | AgentMessage::Custom(_)
-            | AgentMessage::BranchSummary(_)
-            | AgentMessage::CompactionSummary(_)
-    )
-}
-
-/// Indices in `start..end` that are valid cut points, ascending.
-pub fn find_valid_cut_points(messages: &[AgentMessage], start: usize, end: usize) -> Vec<usize> {
-    (start..end.min(messages.len()))
-        .filter(|&i| is_valid_cut_point(&messages[i]))
-        .collect()
-}
-
-/// pi's `findTurnStartIndex`: walking back from `index` to `start`, the first user or
+/// pi's `findTurnStartIndex`: walking back from `index` to `floor`, the first user or
 /// bashExecution message.
-pub fn find_turn_start_index(
-    messages: &[AgentMessage],
-    index: usize,
-    start: usize,
-) -> Option<usize> {
-    if messages.is_empty() {
+pub fn find_turn_start_index(facts: &[MessageFacts], index: usize, floor: usize) -> Option<usize> {
+    if facts.is_empty() {
         return None;
     }
-    let mut i = index.min(messages.len() - 1);
-    loop {
-        if i < start {
-            return None;
-        }
-        if matches!(
-            messages[i],
-            AgentMessage::User(_) | AgentMessage::BashExecution(_)
-        ) {
-            return Some(i);
-        }
-        if i == 0 {
-            return None;
-        }
-        i -= 1;
+    let top = index.min(facts.len() - 1);
+    if top < floor {
+        return None;
     }
+    (floor..=top).rev().find(|&i| facts[i].starts_turn())
 }
 
 /// pi's `findCutPoint(entries, startIndex, endIndex, keepRecentTokens)`: walk from the
 /// newest message back, summing `estimateTokens`; at the first message where the sum
 /// reaches `keep_recent_tokens`, cut at the first valid cut point at or after it (the
-/// first valid cut point when there is none, or when the sum never gets there).
+/// first valid cut point when there is none, or when the sum never gets there). The
+/// cut turn's start is searched down to `turn_floor` (pi's `startIndex`; a delegate whose
+/// brief is pinned searches down to the brief, which starts its first turn).
 ///
-/// `end` is clamped to `messages.len()`; callers validate their indices.
+/// `end` is clamped to the context; callers validate their indices.
 pub fn find_cut_point(
-    messages: &[AgentMessage],
+    ctx: &DelegateContext,
     start: usize,
     end: usize,
     keep_recent_tokens: f64,
+    turn_floor: usize,
 ) -> CutPoint {
-    let end = end.min(messages.len());
-    let cut_points = find_valid_cut_points(messages, start, end);
-    let Some(&first) = cut_points.first() else {
+    let facts = ctx.facts();
+    let end = end.min(facts.len());
+    let first_valid = |from: usize| (from..end).find(|&i| facts[i].is_valid_cut_point());
+    let Some(first) = first_valid(start) else {
         return CutPoint {
             first_kept_entry_index: start,
             turn_start_index: -1,
             is_split_turn: false,
         };
     };
-    let mut cut = first;
-    let mut accumulated: u64 = 0;
-    for i in (start..end).rev() {
-        accumulated += estimate_tokens(&messages[i]);
-        if accumulated as f64 >= keep_recent_tokens {
-            if let Some(&c) = cut_points.iter().find(|&&c| c >= i) {
-                cut = c;
-            }
-            break;
-        }
-    }
-    cut_result(messages, start, cut)
+    let cut = ctx
+        .reach_index(start, end, keep_recent_tokens)
+        .and_then(first_valid)
+        .unwrap_or(first);
+    cut_result(facts, turn_floor.min(start), cut)
 }
 
 /// The `CutPoint` for a cut at `cut`: a cut at a user message starts a turn; any other
-/// cut splits the turn begun by the nearest earlier user or bashExecution message.
-pub fn cut_result(messages: &[AgentMessage], start: usize, cut: usize) -> CutPoint {
-    let is_user = matches!(messages.get(cut), Some(AgentMessage::User(_)));
+/// cut splits the turn begun by the nearest earlier user or bashExecution message at or
+/// after `turn_floor`.
+pub fn cut_result(facts: &[MessageFacts], turn_floor: usize, cut: usize) -> CutPoint {
+    let is_user = facts.get(cut).is_some_and(|f| f.role == Role::User);
     let turn_start = if is_user {
         None
     } else {
-        find_turn_start_index(messages, cut, start)
+        find_turn_start_index(facts, cut, turn_floor)
     };
     CutPoint {
         first_kept_entry_index: cut,
@@ -128,30 +90,33 @@ pub fn cut_result(messages: &[AgentMessage], start: usize, cut: usize) -> CutPoi
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::message::AgentMessage;
     use serde_json::json;
 
-    fn m(v: serde_json::Value) -> AgentMessage {
-        AgentMessage::from_value(v, "m").unwrap()
+    fn ctx(ms: &[serde_json::Value]) -> DelegateContext {
+        let ms: Vec<AgentMessage> = ms
+            .iter()
+            .map(|v| AgentMessage::from_value(v.clone(), "m").unwrap())
+            .collect();
+        DelegateContext::from_messages(&ms).unwrap()
     }
-    fn user(n: usize) -> AgentMessage {
-        m(json!({"role": "user", "content": "u".repeat(n * 4)}))
+    fn user(n: usize) -> serde_json::Value {
+        json!({"role": "user", "content": "u".repeat(n * 4)})
     }
-    fn asst(n: usize) -> AgentMessage {
-        m(json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(n * 4)}]}))
+    fn asst(n: usize) -> serde_json::Value {
+        json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(n * 4)}]})
     }
-    fn result(n: usize) -> AgentMessage {
-        m(
-            json!({"role": "toolResult", "toolCallId": "c", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(n * 4)}]}),
-        )
+    fn result(n: usize) -> serde_json::Value {
+        json!({"role": "toolResult", "toolCallId": "c", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(n * 4)}]})
     }
 
     #[test]
     fn cuts_at_the_first_valid_point_at_or_after_the_budget() {
-        let ms = vec![user(10), asst(10), result(10), asst(10), user(10), asst(10)];
+        let c = ctx(&[user(10), asst(10), result(10), asst(10), user(10), asst(10)]);
+        let n = c.len();
         // from the end: 10, 20 (user at 4) -> reaches 20 at index 4
-        let c = find_cut_point(&ms, 0, ms.len(), 20.0);
         assert_eq!(
-            c,
+            find_cut_point(&c, 0, n, 20.0, 0),
             CutPoint {
                 first_kept_entry_index: 4,
                 turn_start_index: -1,
@@ -159,28 +124,22 @@ mod tests {
             }
         );
         // 30 reached at index 3 (assistant): split turn started by user 0
-        let c = find_cut_point(&ms, 0, ms.len(), 30.0);
-        assert_eq!(c.first_kept_entry_index, 3);
-        assert!(c.is_split_turn);
-        assert_eq!(c.turn_start_index, 0);
+        let cut = find_cut_point(&c, 0, n, 30.0, 0);
+        assert_eq!(cut.first_kept_entry_index, 3);
+        assert!(cut.is_split_turn);
+        assert_eq!(cut.turn_start_index, 0);
         // 40 reached at the tool result (2): next valid point is 3
-        assert_eq!(
-            find_cut_point(&ms, 0, ms.len(), 40.0).first_kept_entry_index,
-            3
-        );
+        assert_eq!(find_cut_point(&c, 0, n, 40.0, 0).first_kept_entry_index, 3);
         // never reached: the first valid cut point
-        assert_eq!(
-            find_cut_point(&ms, 0, ms.len(), 1e9).first_kept_entry_index,
-            0
-        );
+        assert_eq!(find_cut_point(&c, 0, n, 1e9, 0).first_kept_entry_index, 0);
     }
 
     #[test]
     fn a_trailing_tool_result_over_budget_keeps_everything() {
-        let ms = vec![user(1), asst(1), result(100)];
-        assert_eq!(find_cut_point(&ms, 0, 3, 10.0).first_kept_entry_index, 0);
+        let c = ctx(&[user(1), asst(1), result(100)]);
+        assert_eq!(find_cut_point(&c, 0, 3, 10.0, 0).first_kept_entry_index, 0);
         assert_eq!(
-            find_cut_point(&ms, 2, 3, 10.0),
+            find_cut_point(&c, 2, 3, 10.0, 2),
             CutPoint {
                 first_kept_entry_index: 2,
                 turn_start_index: -1,

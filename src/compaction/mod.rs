@@ -1,27 +1,38 @@
 //! ADR 0299 clauses 3–5: compaction of a delegate's context at its turn boundary
-//! (host-contract §3 and §5), with pi-agent-core 0.85.1's primitives over `AgentMessage[]`.
+//! (host-contract §3 and §5), with pi-agent-core 0.85.1's primitives.
 //!
 //! | clause | what | module |
 //! |---|---|---|
+//! | 3 | a delegate's context kept across turns (facts, running sums) | [`context`] |
 //! | 3 | valid cut points, `findCutPoint`, split turns | [`cut`] |
 //! | 3 | `prepareCompaction`: parts, tokensBefore, previousSummary, fileOps | [`prepare`] |
-//! | 3 | the summary request (pi's prompts, bounded to the window) and its answer | [`summary`] |
-//! | 3, 4, 5 | the boundary decision: unchanged, compacted, degraded, or `SUBAGENT_CONTEXT_OVERFLOW` | [`turn`] |
+//! | 3 | the summary request (pi's prompts, bounded to the window, the brief as context) | [`summary`] |
+//! | 3 | the boundary decision and the compacted context | [`turn`] |
+//! | 4, 5 | degradation before failure, `SUBAGENT_CONTEXT_OVERFLOW` | [`degrade`] |
+//! | 3–5 | the boundary as a state machine: ask for summaries, interpret replies, decide | [`step`] |
+//! | 4 | a run's counts and the report the parent receives | [`tally`] |
 //!
 //! The delegate's context is `[brief, (compactionSummary), messages...]`: the task brief
 //! is the first message and stays verbatim through every compaction (a delegate must
 //! never lose its task); a `compactionSummary` message plays the role of pi's previous
-//! compaction entry. Everything here is pure Rust; the async orchestration with the
-//! host's summarize callback lives in the binding (`wasm::compaction`).
+//! compaction entry. Everything here is pure Rust; the async drivers that await the
+//! host's summarizer live in the binding and only feed [`step::Turn`].
 
+pub mod context;
 pub mod cut;
+pub mod degrade;
 pub mod prepare;
+pub mod step;
 pub mod summary;
+pub mod tally;
 pub mod turn;
 
+pub use context::{DelegateContext, Item};
 pub use cut::{find_cut_point, CutPoint};
 pub use prepare::{prepare_compaction, CompactionPreparation, CompactionSettings, FileOps};
+pub use step::{Next, Reply, Turn};
 pub use summary::{build_summary_request, serialize_conversation, SummaryKind, SummaryRequest};
+pub use tally::{report_for_parent, ParentBoundReport, ReportInput, RunTally};
 pub use turn::{
     complete_delegate_turn, prepare_delegate_turn, DegradeReason, DelegateTurnOptions,
     DelegateTurnOutcome, DelegateTurnPreparation, SummaryAnswer, TurnAction, TurnKind,

@@ -1,6 +1,7 @@
 //! ADR 0299 clause 3 (via host-contract §3): pi-agent-core 0.85.1's `prepareCompaction`
-//! over a delegate's `AgentMessage[]`: what is summarized, what is the split turn's
-//! prefix, what is kept verbatim, and which files were read or modified.
+//! over a delegate's context: what is summarized, what is the split turn's prefix, what
+//! is kept verbatim, and which files were read or modified. Every part is a range of the
+//! context, so a caller maps it onto its own message objects (nothing is copied).
 //!
 //! Differences from pi, forced by working on messages instead of session entries:
 //! - pi reads the previous summary from the last `compaction` *entry*; here the last
@@ -9,17 +10,17 @@
 //!   summarized, as in pi). `compactableStart` says where that region begins.
 //! - pi seeds `fileOps` from the previous compaction entry's `details.readFiles` /
 //!   `details.modifiedFiles`. A host's `compactionSummary` message has no `details`;
-//!   when it does (the ones this library writes carry `details.readFiles` and
-//!   `details.modifiedFiles`), they seed `fileOps` exactly as pi's entry would;
-//!   otherwise `fileOps` come from the messages alone.
+//!   when it does (the ones this library writes carry them), they seed `fileOps` exactly
+//!   as pi's entry would; otherwise `fileOps` come from the messages alone.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use tsify::Tsify;
 
+use super::context::DelegateContext;
 use super::cut::{cut_result, find_cut_point, CutPoint};
-use crate::message::{AgentMessage, ContentBlock, Extra};
-use crate::tokens::estimate_context_tokens;
+use crate::facts::{FileOpKind, MessageFacts, Role};
+use crate::message::Extra;
+use crate::tokens::{usage_anchor, Anchor};
 
 /// pi's `DEFAULT_COMPACTION_SETTINGS.reserveTokens`.
 pub const DEFAULT_RESERVE_TOKENS: f64 = 16384.0;
@@ -50,6 +51,12 @@ pub struct CompactionSettings {
     pub extra: Extra,
 }
 
+impl Default for CompactionSettings {
+    fn default() -> Self {
+        CompactionSettings::new(DEFAULT_RESERVE_TOKENS, DEFAULT_KEEP_RECENT_TOKENS)
+    }
+}
+
 impl CompactionSettings {
     /// Settings with the given numbers and nothing else.
     pub fn new(reserve_tokens: f64, keep_recent_tokens: f64) -> Self {
@@ -76,46 +83,26 @@ fn add_unique(set: &mut Vec<String>, v: &str) {
 }
 
 impl FileOps {
-    /// pi's `extractFileOpsFromMessage`: `read` / `write` / `edit` tool calls with a
-    /// non-empty string `arguments.path` (names compared exactly, as pi does).
-    pub fn add_message(&mut self, message: &AgentMessage) {
-        let AgentMessage::Assistant(a) = message else {
-            return;
-        };
-        for block in &a.content {
-            let ContentBlock::ToolCall(call) = block else {
-                continue;
-            };
-            let Some(path) = call.arguments.get("path").and_then(Value::as_str) else {
-                continue;
-            };
-            if path.is_empty() {
-                continue;
-            }
-            match call.name.as_str() {
-                "read" => add_unique(&mut self.read, path),
-                "write" => add_unique(&mut self.written, path),
-                "edit" => add_unique(&mut self.edited, path),
-                _ => {}
+    /// pi's `extractFileOpsFromMessage` for one message's facts.
+    pub fn add_message(&mut self, facts: &MessageFacts) {
+        for (kind, path) in &facts.file_ops {
+            match kind {
+                FileOpKind::Read => add_unique(&mut self.read, path),
+                FileOpKind::Write => add_unique(&mut self.written, path),
+                FileOpKind::Edit => add_unique(&mut self.edited, path),
             }
         }
     }
 
-    /// Seed from a previous summary's `details` (`readFiles` → read,
-    /// `modifiedFiles` → edited), as pi does from its previous compaction entry.
-    pub fn add_details(&mut self, details: Option<&Value>) {
-        let Some(Value::Object(d)) = details else {
-            return;
-        };
-        for (key, is_read) in [("readFiles", true), ("modifiedFiles", false)] {
-            if let Some(Value::Array(items)) = d.get(key) {
-                for p in items.iter().filter_map(Value::as_str) {
-                    if is_read {
-                        add_unique(&mut self.read, p);
-                    } else {
-                        add_unique(&mut self.edited, p);
-                    }
-                }
+    /// Seed from a previous summary's marks (`readFiles` → read, `modifiedFiles` →
+    /// edited), as pi does from its previous compaction entry.
+    pub fn add_summary(&mut self, facts: &MessageFacts) {
+        if let Some(s) = &facts.summary {
+            for p in &s.marks.read_files {
+                add_unique(&mut self.read, p);
+            }
+            for p in &s.marks.modified_files {
+                add_unique(&mut self.edited, p);
             }
         }
     }
@@ -145,47 +132,44 @@ pub fn js_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }
 
-/// pi's `isContextMessage`: an assistant that errored, aborted or was deferred is not
-/// part of the model context.
-pub fn is_context_message(message: &AgentMessage) -> bool {
-    match message {
-        AgentMessage::Assistant(a) => !matches!(
-            a.stop_reason.as_deref(),
-            Some("error") | Some("aborted") | Some("deferred")
-        ),
-        _ => true,
+/// pi's `tokensBefore`: `estimateContextTokens` over the context messages of `0..end`
+/// (errored, aborted and deferred assistants excluded).
+pub fn tokens_before(ctx: &DelegateContext, end: usize) -> f64 {
+    let facts = ctx.facts();
+    let end = end.min(facts.len());
+    let anchor = usage_anchor(end, 0, |i| {
+        Ok::<_, std::convert::Infallible>(Some(&facts[i]).filter(|f| f.is_context_message()))
+    });
+    match anchor {
+        Ok(Anchor::Found(e)) => e.tokens,
+        Ok(Anchor::Missing { trailing }) => trailing as f64,
+        Err(never) => match never {},
     }
 }
 
-/// pi's `tokensBefore`: `estimateContextTokens` over the context messages.
-pub fn tokens_before(messages: &[AgentMessage]) -> f64 {
-    let ctx: Vec<AgentMessage> = messages
-        .iter()
-        .filter(|m| is_context_message(m))
-        .cloned()
-        .collect();
-    estimate_context_tokens(&ctx).tokens
+/// Index of the last `compactionSummary` before `end`.
+pub fn last_summary_before(ctx: &DelegateContext, end: usize) -> Option<usize> {
+    match ctx.last_summary() {
+        Some(k) if k < end => Some(k),
+        Some(_) => ctx.facts()[..end.min(ctx.len())]
+            .iter()
+            .rposition(|f| f.role == Role::CompactionSummary),
+        None => None,
+    }
 }
 
-/// Index of the last `compactionSummary` message, if any.
-pub fn last_summary_index(messages: &[AgentMessage]) -> Option<usize> {
-    messages
-        .iter()
-        .rposition(|m| matches!(m, AgentMessage::CompactionSummary(_)))
-}
-
-/// The index-level form of a preparation: every part is a slice of the input.
+/// A compaction as ranges of the context.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CompactionPlan {
     /// First compactable message (after the previous summary, or `start`).
     pub compactable_start: usize,
     /// The previous `compactionSummary` message, if any.
     pub previous_summary_index: Option<usize>,
-    /// The cut, with indices into the whole array.
+    /// The cut, with indices into the whole context.
     pub cut: CutPoint,
     /// `messagesToSummarize` is `compactable_start..history_end`.
     pub history_end: usize,
-    /// Exclusive end of the array considered.
+    /// Exclusive end of the context considered.
     pub end: usize,
 }
 
@@ -198,118 +182,122 @@ impl CompactionPlan {
             0..0
         }
     }
+    /// The split turn's prefix without what lies before the compactable region (a
+    /// delegate's pinned brief starts its first turn but is never summarized away).
+    pub fn compactable_prefix_range(&self) -> std::ops::Range<usize> {
+        let p = self.prefix_range();
+        p.start.max(self.compactable_start).min(p.end)..p.end
+    }
+    /// Whether a summary would replace anything.
+    pub fn summarizes_anything(&self) -> bool {
+        !self.history_range().is_empty() || !self.compactable_prefix_range().is_empty()
+    }
     /// `messagesToSummarize`.
     pub fn history_range(&self) -> std::ops::Range<usize> {
-        self.compactable_start..self.history_end
+        self.compactable_start..self.history_end.max(self.compactable_start)
     }
     /// `retainedTail`.
     pub fn retained_range(&self) -> std::ops::Range<usize> {
         self.cut.first_kept_entry_index..self.end
     }
+    /// The previous summary's text.
+    pub fn previous_summary<'c>(&self, ctx: &'c DelegateContext) -> Option<&'c str> {
+        let i = self.previous_summary_index?;
+        ctx.facts()[i].summary.as_ref().map(|s| s.text.as_str())
+    }
+    /// pi's `extractFileOperations` (+ the split turn's prefix).
+    pub fn file_ops(&self, ctx: &DelegateContext) -> FileOps {
+        let facts = ctx.facts();
+        let mut ops = FileOps::default();
+        if let Some(i) = self.previous_summary_index {
+            ops.add_summary(&facts[i]);
+        }
+        for range in [self.history_range(), self.prefix_range()] {
+            for &i in ctx.file_op_indices(range) {
+                ops.add_message(&facts[i]);
+            }
+        }
+        ops
+    }
+    /// The plan with its cut moved to `index` (a valid cut point after the compactable
+    /// start), the split turn recomputed as pi's `findCutPoint` would for that cut.
+    pub fn with_cut_at(&self, ctx: &DelegateContext, index: usize) -> CompactionPlan {
+        let cut = cut_result(ctx.facts(), self.turn_floor(), index);
+        CompactionPlan {
+            cut,
+            history_end: history_end(&cut),
+            ..*self
+        }
+    }
+    /// Where the cut turn's start is searched down to: after the previous summary, else
+    /// the first message (pi's `boundaryStart`).
+    fn turn_floor(&self) -> usize {
+        self.previous_summary_index.map_or(0, |i| i + 1)
+    }
 }
 
-/// Plan a compaction of `messages[..end]` whose compactable region starts after the
-/// last `compactionSummary` at or after `start` (or at `start`). `max_cut` moves the cut
-/// back to at most that index (ADR 0136 retention of an active turn); `None` keeps
-/// pi's cut. Returns `None` where pi returns `undefined`: nothing to compact, or the
-/// newest message is itself a summary.
+fn history_end(cut: &CutPoint) -> usize {
+    if cut.is_split_turn {
+        cut.turn_start_index as usize
+    } else {
+        cut.first_kept_entry_index
+    }
+}
+
+/// Plan a compaction of `ctx[..end]` whose compactable region starts after the last
+/// `compactionSummary` at or after `start` (or at `start`). `max_cut` moves the cut back
+/// to at most that index (ADR 0136 retention of an active turn); `None` keeps pi's cut.
+/// Returns `None` where pi returns `undefined`: nothing to compact, or the newest message
+/// is itself a summary.
 pub fn plan_compaction(
-    messages: &[AgentMessage],
+    ctx: &DelegateContext,
     start: usize,
     end: usize,
     keep_recent_tokens: f64,
     max_cut: Option<usize>,
 ) -> Option<CompactionPlan> {
-    let end = end.min(messages.len());
-    if end == 0 || start >= end {
+    let facts = ctx.facts();
+    let end = end.min(facts.len());
+    if end == 0 || start >= end || facts[end - 1].role == Role::CompactionSummary {
         return None;
     }
-    if matches!(messages[end - 1], AgentMessage::CompactionSummary(_)) {
-        return None;
-    }
-    let previous = last_summary_index(&messages[..end]).filter(|&i| i >= start);
+    let previous = last_summary_before(ctx, end).filter(|&i| i >= start);
     let compactable_start = previous.map_or(start, |i| i + 1);
-    let mut cut = find_cut_point(messages, compactable_start, end, keep_recent_tokens);
+    let turn_floor = previous.map_or(0, |i| i + 1);
+    let mut cut = find_cut_point(ctx, compactable_start, end, keep_recent_tokens, turn_floor);
     if let Some(limit) = max_cut {
         if limit >= compactable_start && cut.first_kept_entry_index > limit {
-            cut = cut_result(messages, compactable_start, limit);
+            cut = cut_result(facts, turn_floor, limit);
         }
     }
-    let history_end = if cut.is_split_turn {
-        cut.turn_start_index as usize
-    } else {
-        cut.first_kept_entry_index
-    };
     Some(CompactionPlan {
         compactable_start,
         previous_summary_index: previous,
         cut,
-        history_end,
+        history_end: history_end(&cut),
         end,
     })
 }
 
-/// `plan` with its cut moved to `index` (a valid cut point after the compactable start),
-/// the split turn recomputed as pi's `findCutPoint` would for that cut.
-pub fn with_cut_at(
-    messages: &[AgentMessage],
-    plan: &CompactionPlan,
-    index: usize,
-) -> CompactionPlan {
-    let cut = cut_result(messages, plan.compactable_start, index);
-    let history_end = if cut.is_split_turn {
-        cut.turn_start_index as usize
-    } else {
-        cut.first_kept_entry_index
-    };
-    CompactionPlan {
-        cut,
-        history_end,
-        ..*plan
-    }
+/// `plan` with its cut moved to `index` (see [`CompactionPlan::with_cut_at`]).
+pub fn with_cut_at(ctx: &DelegateContext, plan: &CompactionPlan, index: usize) -> CompactionPlan {
+    plan.with_cut_at(ctx, index)
 }
 
-/// The previous summary's text and `details`.
-fn previous_summary<'a>(
-    messages: &'a [AgentMessage],
-    plan: &CompactionPlan,
-) -> (Option<&'a str>, Option<&'a Value>) {
-    match plan.previous_summary_index.map(|i| &messages[i]) {
-        Some(AgentMessage::CompactionSummary(s)) => {
-            (Some(s.summary.as_str()), s.extra.get("details"))
-        }
-        _ => (None, None),
-    }
-}
-
-/// pi's `extractFileOperations` (+ the split turn's prefix) for a plan.
-pub fn plan_file_ops(messages: &[AgentMessage], plan: &CompactionPlan) -> FileOps {
-    let mut ops = FileOps::default();
-    ops.add_details(previous_summary(messages, plan).1);
-    for m in &messages[plan.history_range()] {
-        ops.add_message(m);
-    }
-    for m in &messages[plan.prefix_range()] {
-        ops.add_message(m);
-    }
-    ops
-}
-
-/// The previous summary text of a plan.
-pub fn plan_previous_summary<'a>(
-    messages: &'a [AgentMessage],
-    plan: &CompactionPlan,
-) -> Option<&'a str> {
-    previous_summary(messages, plan).0
-}
-
-/// pi's `prepareCompaction` result, plus where the compactable region starts.
+/// pi's `prepareCompaction` result as ranges of the input (the binding maps each range
+/// onto the caller's own message objects), plus where the compactable region starts.
 #[derive(Clone, Debug, PartialEq, Serialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct CompactionPreparation {
-    pub messages_to_summarize: Vec<AgentMessage>,
-    pub turn_prefix_messages: Vec<AgentMessage>,
-    pub retained_tail: Vec<AgentMessage>,
+    /// `messages.slice(compactableStart, historyEnd)`.
+    #[tsify(type = "AgentMessage[]")]
+    pub messages_to_summarize: Span,
+    /// `messages.slice(turnStart, firstKeptIndex)` of a split turn, else empty.
+    #[tsify(type = "AgentMessage[]")]
+    pub turn_prefix_messages: Span,
+    /// `messages.slice(firstKeptIndex)`.
+    #[tsify(type = "AgentMessage[]")]
+    pub retained_tail: Span,
     pub is_split_turn: bool,
     /// `estimateContextTokens` over the context (failed, aborted, deferred assistants excluded).
     pub tokens_before: f64,
@@ -325,40 +313,56 @@ pub struct CompactionPreparation {
     pub first_kept_index: usize,
 }
 
-/// pi's `prepareCompaction(pathEntries, settings)` over messages. `None` where pi
-/// returns `undefined` (empty input, or a summary as the newest message).
-pub fn prepare_compaction(
-    messages: &[AgentMessage],
-    settings: &CompactionSettings,
-) -> Option<CompactionPreparation> {
-    let plan = plan_compaction(
-        messages,
-        0,
-        messages.len(),
-        settings.keep_recent_tokens,
-        None,
-    )?;
-    Some(preparation_from_plan(messages, &plan, settings))
+/// A range of the input array, `start..end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
 }
 
-/// Materialize a plan as pi's result shape.
-pub fn preparation_from_plan(
-    messages: &[AgentMessage],
-    plan: &CompactionPlan,
+impl Span {
+    /// Number of messages.
+    pub fn len(&self) -> usize {
+        self.end.saturating_sub(self.start)
+    }
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// As a range.
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.start..self.end.max(self.start)
+    }
+}
+
+impl From<std::ops::Range<usize>> for Span {
+    fn from(r: std::ops::Range<usize>) -> Self {
+        Span {
+            start: r.start,
+            end: r.end.max(r.start),
+        }
+    }
+}
+
+/// pi's `prepareCompaction(pathEntries, settings)` over a context. `None` where pi
+/// returns `undefined` (empty input, or a summary as the newest message).
+pub fn prepare_compaction(
+    ctx: &DelegateContext,
     settings: &CompactionSettings,
-) -> CompactionPreparation {
-    CompactionPreparation {
-        messages_to_summarize: messages[plan.history_range()].to_vec(),
-        turn_prefix_messages: messages[plan.prefix_range()].to_vec(),
-        retained_tail: messages[plan.retained_range()].to_vec(),
+) -> Option<CompactionPreparation> {
+    let plan = plan_compaction(ctx, 0, ctx.len(), settings.keep_recent_tokens, None)?;
+    Some(CompactionPreparation {
+        messages_to_summarize: plan.history_range().into(),
+        turn_prefix_messages: plan.prefix_range().into(),
+        retained_tail: plan.retained_range().into(),
         is_split_turn: plan.cut.is_split_turn,
-        tokens_before: tokens_before(&messages[..plan.end]),
-        previous_summary: plan_previous_summary(messages, plan).map(str::to_string),
-        file_ops: plan_file_ops(messages, plan),
+        tokens_before: tokens_before(ctx, plan.end),
+        previous_summary: plan.previous_summary(ctx).map(str::to_string),
+        file_ops: plan.file_ops(ctx),
         settings: settings.clone(),
         compactable_start: plan.compactable_start,
         first_kept_index: plan.cut.first_kept_entry_index,
-    }
+    })
 }
 
 /// One row of [`compaction_plans`]: a preparation as indices (parts are slices of the input).
@@ -382,18 +386,18 @@ pub struct CompactionPlanSummary {
     pub file_ops: FileOps,
 }
 
-/// `prepareCompaction` of many prefixes of one array at once, as indices: row `k` is the
-/// preparation of `messages[..ends[k]]`. Built for differential tests and hosts that
+/// `prepareCompaction` of many prefixes of one context at once, as indices: row `k` is
+/// the preparation of `ctx[..ends[k]]`. Built for differential tests and hosts that
 /// evaluate many candidate cuts without moving messages across the boundary each time.
 pub fn compaction_plans(
-    messages: &[AgentMessage],
+    ctx: &DelegateContext,
     ends: &[usize],
     settings: &CompactionSettings,
 ) -> Vec<CompactionPlanSummary> {
     ends.iter()
         .map(|&end| {
-            let end = end.min(messages.len());
-            match plan_compaction(messages, 0, end, settings.keep_recent_tokens, None) {
+            let end = end.min(ctx.len());
+            match plan_compaction(ctx, 0, end, settings.keep_recent_tokens, None) {
                 None => CompactionPlanSummary {
                     end,
                     applicable: false,
@@ -414,9 +418,9 @@ pub fn compaction_plans(
                     turn_start_index: plan.cut.turn_start_index,
                     is_split_turn: plan.cut.is_split_turn,
                     history_end: plan.history_end,
-                    tokens_before: tokens_before(&messages[..end]),
-                    previous_summary: plan_previous_summary(messages, &plan).map(str::to_string),
-                    file_ops: plan_file_ops(messages, &plan),
+                    tokens_before: tokens_before(ctx, end),
+                    previous_summary: plan.previous_summary(ctx).map(str::to_string),
+                    file_ops: plan.file_ops(ctx),
                 },
             }
         })
@@ -426,32 +430,32 @@ pub fn compaction_plans(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::message::AgentMessage;
     use serde_json::json;
 
-    fn m(v: serde_json::Value) -> AgentMessage {
-        AgentMessage::from_value(v, "m").unwrap()
+    fn ctx(vs: Vec<serde_json::Value>) -> DelegateContext {
+        let ms: Vec<AgentMessage> = vs
+            .into_iter()
+            .map(|v| AgentMessage::from_value(v, "m").unwrap())
+            .collect();
+        DelegateContext::from_messages(&ms).unwrap()
     }
 
     #[test]
     fn previous_summary_bounds_the_compactable_region_and_seeds_file_ops() {
-        let ms = vec![
-            m(json!({"role": "user", "content": "brief"})),
-            m(
-                json!({"role": "compactionSummary", "summary": "old", "tokensBefore": 5,
+        let vs = vec![
+            json!({"role": "user", "content": "brief"}),
+            json!({"role": "compactionSummary", "summary": "old", "tokensBefore": 5,
                      "details": {"readFiles": ["z.rs", "a.rs"], "modifiedFiles": ["m.rs"]}}),
-            ),
-            m(json!({"role": "assistant", "content": [
+            json!({"role": "assistant", "content": [
                 {"type": "toolCall", "id": "1", "name": "read", "arguments": {"path": "b.rs"}},
-                {"type": "toolCall", "id": "2", "name": "write", "arguments": {"path": "a.rs"}}]})),
-            m(
-                json!({"role": "toolResult", "toolCallId": "1", "toolName": "read", "content": "x".repeat(400)}),
-            ),
-            m(
-                json!({"role": "toolResult", "toolCallId": "2", "toolName": "write", "content": "ok"}),
-            ),
-            m(json!({"role": "user", "content": "next".repeat(100)})),
+                {"type": "toolCall", "id": "2", "name": "write", "arguments": {"path": "a.rs"}}]}),
+            json!({"role": "toolResult", "toolCallId": "1", "toolName": "read", "content": "x".repeat(400)}),
+            json!({"role": "toolResult", "toolCallId": "2", "toolName": "write", "content": "ok"}),
+            json!({"role": "user", "content": "next".repeat(100)}),
         ];
-        let p = prepare_compaction(&ms, &CompactionSettings::new(100.0, 50.0)).unwrap();
+        let c = ctx(vs.clone());
+        let p = prepare_compaction(&c, &CompactionSettings::new(100.0, 50.0)).unwrap();
         assert_eq!(p.compactable_start, 2);
         assert_eq!(p.previous_summary.as_deref(), Some("old"));
         assert_eq!(p.first_kept_index, 5);
@@ -462,10 +466,10 @@ mod tests {
         let (read, modified) = p.file_ops.file_lists();
         assert_eq!(read, vec!["b.rs", "z.rs"]);
         assert_eq!(modified, vec!["a.rs", "m.rs"]);
-        let mut last = ms.clone();
-        last.push(m(json!({"role": "compactionSummary", "summary": "s"})));
-        assert!(prepare_compaction(&last, &CompactionSettings::new(1.0, 1.0)).is_none());
-        assert!(prepare_compaction(&[], &CompactionSettings::new(1.0, 1.0)).is_none());
+        let mut last = vs;
+        last.push(json!({"role": "compactionSummary", "summary": "s"}));
+        assert!(prepare_compaction(&ctx(last), &CompactionSettings::new(1.0, 1.0)).is_none());
+        assert!(prepare_compaction(&ctx(vec![]), &CompactionSettings::new(1.0, 1.0)).is_none());
     }
 
     #[test]

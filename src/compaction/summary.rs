@@ -15,11 +15,11 @@
 //! empty is not built (the caller degrades).
 
 use serde::Serialize;
-use serde_json::Value;
 use tsify::Tsify;
 
-use crate::js_text::{js_entries, js_number_to_string, json_stringify, utf16_len, utf16_prefix};
-use crate::message::{AgentMessage, Content, ContentBlock};
+use crate::facts::MessageFacts;
+use crate::js_text::{utf16_len, utf16_prefix};
+use crate::message::AgentMessage;
 
 /// pi's `SUMMARIZATION_SYSTEM_PROMPT`.
 pub const SUMMARIZATION_SYSTEM_PROMPT: &str = "You are a context summarization assistant. Your task is to read a conversation between a user and an AI assistant, then produce a structured summary following the exact format specified.
@@ -136,19 +136,10 @@ pub const BOUNDED_PART_CHARS: usize = 4000;
 pub const NO_PRIOR_HISTORY: &str = "No prior history.";
 
 const THINKING_LABEL: &str = "[Assistant thinking]: ";
-
-// ---------------------------------------------------------------- JSON.stringify
-
-/// JavaScript truthiness of a JSON value.
-pub fn js_truthy(v: &Value) -> bool {
-    match v {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
-        Value::String(s) => !s.is_empty(),
-        _ => true,
-    }
-}
+/// How a summary request shows the delegate's task brief (context, not conversation).
+const TASK_OPEN: &str =
+    "The task this conversation works on (context for the summary; not part of the conversation):\n<task>\n";
+const TASK_CLOSE: &str = "\n</task>\n\n";
 
 // ---------------------------------------------------------------- serializeConversation
 
@@ -156,144 +147,67 @@ pub fn js_truthy(v: &Value) -> bool {
 /// (JavaScript's `slice` may split a surrogate pair; a Rust string cannot hold half of
 /// one, so the cut moves one unit earlier there. The count is JavaScript's.)
 pub fn truncate_for_summary(text: &str, max: usize) -> String {
-    let len = utf16_len(text);
-    if len <= max {
-        return text.to_string();
-    }
-    let (head, _) = utf16_prefix(text, max);
-    format!("{head}\n\n[... {} more characters truncated]", len - max)
+    truncate_for_summary_units(text, utf16_len(text)).replace_max(max)
 }
 
-fn blocks_text(blocks: &[ContentBlock], sep: &str) -> String {
-    Content::Blocks(blocks.to_vec()).text(sep)
+/// [`truncate_for_summary`] at [`TOOL_RESULT_MAX_CHARS`] for a text whose length in
+/// UTF-16 units is already known.
+pub fn truncate_for_summary_units(text: &str, units: usize) -> Truncation<'_> {
+    Truncation { text, units }
 }
 
-fn bash_execution_text(m: &crate::message::BashExecutionMessage) -> String {
-    let mut text = format!("Ran `{}`\n", m.command);
-    if !m.output.is_empty() {
-        text.push_str(&format!("```\n{}\n```", m.output));
-    } else {
-        text.push_str("(no output)");
-    }
-    let field = |k: &str| m.extra.get(k);
-    if field("cancelled").is_some_and(js_truthy) {
-        text.push_str("\n\n(command cancelled)");
-    } else if let Some(code) = field("exitCode") {
-        let shown = match code {
-            Value::Null => None,
-            Value::Number(n) if n.as_f64() == Some(0.0) => None,
-            Value::Number(n) => Some(js_number_to_string(n.as_f64().unwrap_or(f64::NAN))),
-            Value::String(s) => Some(s.clone()),
-            Value::Bool(b) => Some(b.to_string()),
-            _ => Some("[object Object]".to_string()),
-        };
-        if let Some(c) = shown {
-            text.push_str(&format!("\n\nCommand exited with code {c}"));
-        }
-    }
-    if field("truncated").is_some_and(js_truthy) {
-        if let Some(p) = field("fullOutputPath").filter(|v| js_truthy(v)) {
-            let p = match p {
-                Value::String(s) => s.clone(),
-                other => json_stringify(other),
-            };
-            text.push_str(&format!("\n\n[Output truncated. Full output: {p}]"));
-        }
-    }
-    text
+/// A text and its length, to be cut as pi's `truncateForSummary` cuts.
+pub struct Truncation<'a> {
+    text: &'a str,
+    units: usize,
 }
 
-fn tool_call_text(call: &crate::message::ToolCallBlock) -> String {
-    let args: Vec<String> = match &call.arguments {
-        Value::Object(map) => js_entries(map)
-            .into_iter()
-            .map(|(k, v)| format!("{k}={}", json_stringify(v)))
-            .collect(),
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| format!("{i}={}", json_stringify(v)))
-            .collect(),
-        Value::String(s) => s
-            .chars()
-            .enumerate()
-            .map(|(i, c)| format!("{i}={}", json_stringify(&Value::String(c.to_string()))))
-            .collect(),
-        _ => Vec::new(),
-    };
-    format!("{}({})", call.name, args.join(", "))
+impl Truncation<'_> {
+    /// The text cut to `max` units with pi's marker.
+    pub fn replace_max(&self, max: usize) -> String {
+        if self.units <= max {
+            return self.text.to_string();
+        }
+        let (head, _) = utf16_prefix(self.text, max);
+        format!(
+            "{head}\n\n[... {} more characters truncated]",
+            self.units - max
+        )
+    }
 }
 
-/// pi's `serializeConversation(convertToLlm(messages))`, as its list of parts (pi joins
-/// them with a blank line).
-pub fn conversation_parts(messages: &[AgentMessage]) -> Vec<String> {
-    let mut parts = Vec::new();
-    let user = |parts: &mut Vec<String>, text: String| {
-        if !text.is_empty() {
-            parts.push(format!("[User]: {text}"));
-        }
-    };
-    for m in messages {
-        match m {
-            AgentMessage::User(u) => user(&mut parts, u.content.text("")),
-            AgentMessage::Custom(c) => user(&mut parts, c.content.text("")),
-            AgentMessage::BashExecution(b) => {
-                if !b.exclude_from_context.unwrap_or(false) {
-                    user(&mut parts, bash_execution_text(b));
-                }
-            }
-            AgentMessage::CompactionSummary(s) => user(
-                &mut parts,
-                format!(
-                    "{COMPACTION_SUMMARY_PREFIX}{}{COMPACTION_SUMMARY_SUFFIX}",
-                    s.summary
-                ),
-            ),
-            AgentMessage::BranchSummary(s) => user(
-                &mut parts,
-                format!(
-                    "{BRANCH_SUMMARY_PREFIX}{}{BRANCH_SUMMARY_SUFFIX}",
-                    s.summary
-                ),
-            ),
-            AgentMessage::Assistant(a) => {
-                let mut thinking: Vec<&str> = Vec::new();
-                let mut calls: Vec<String> = Vec::new();
-                for b in &a.content {
-                    match b {
-                        ContentBlock::Thinking(t) => thinking.push(&t.thinking),
-                        ContentBlock::ToolCall(c) => calls.push(tool_call_text(c)),
-                        _ => {}
-                    }
-                }
-                if !thinking.is_empty() {
-                    parts.push(format!("{THINKING_LABEL}{}", thinking.join("\n")));
-                }
-                if a.content.iter().any(|b| matches!(b, ContentBlock::Text(_))) {
-                    parts.push(format!("[Assistant]: {}", blocks_text(&a.content, "\n")));
-                }
-                if !calls.is_empty() {
-                    parts.push(format!("[Assistant tool calls]: {}", calls.join("; ")));
-                }
-            }
-            AgentMessage::ToolResult(r) => {
-                let text = r.content.text("");
-                if !text.is_empty() {
-                    parts.push(format!(
-                        "[Tool result]: {}",
-                        truncate_for_summary(&text, TOOL_RESULT_MAX_CHARS)
-                    ));
-                }
-            }
-            AgentMessage::Other(_) => {}
-        }
+impl std::fmt::Display for Truncation<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.replace_max(TOOL_RESULT_MAX_CHARS))
     }
-    parts
+}
+
+/// pi's `serializeConversation(convertToLlm(messages))` of a context's messages.
+pub fn serialize_facts<'f>(facts: impl IntoIterator<Item = &'f MessageFacts>) -> String {
+    let mut out = String::new();
+    for part in facts.into_iter().flat_map(|f| f.parts.iter()) {
+        if !out.is_empty() {
+            out.push_str("\n\n");
+        }
+        out.push_str(part);
+    }
+    out
 }
 
 /// pi's `serializeConversation(convertToLlm(messages))`.
-pub fn serialize_conversation(messages: &[AgentMessage]) -> String {
-    conversation_parts(messages).join("\n\n")
+pub fn serialize_conversation(messages: &[AgentMessage]) -> crate::Result<String> {
+    let ctx = super::context::DelegateContext::from_messages(messages)?;
+    Ok(serialize_facts(ctx.facts()))
+}
+
+/// pi's conversation parts of `messages` (pi joins them with a blank line).
+pub fn conversation_parts(messages: &[AgentMessage]) -> crate::Result<Vec<String>> {
+    let ctx = super::context::DelegateContext::from_messages(messages)?;
+    Ok(ctx
+        .facts()
+        .iter()
+        .flat_map(|f| f.parts.iter().cloned())
+        .collect())
 }
 
 // ---------------------------------------------------------------- the request
@@ -330,7 +244,11 @@ pub struct SummaryRequest {
 #[derive(Clone, Debug)]
 pub struct SummaryRequestSpec<'a> {
     pub kind: SummaryKind,
-    pub messages: &'a [AgentMessage],
+    /// The conversation parts of the messages to summarize (pi's `serializeConversation`).
+    pub parts: Vec<&'a String>,
+    /// The delegate's task brief, shown as context when the messages do not include it
+    /// (the summary's "## Goal" comes from it).
+    pub brief: Option<&'a str>,
     pub previous_summary: Option<&'a str>,
     pub custom_instructions: Option<&'a str>,
     /// pi's `settings.reserveTokens` (a delegate uses its budget's requestHeadroom).
@@ -378,8 +296,17 @@ fn cut_marked(text: &str, max: usize) -> String {
     }
 }
 
-fn joined_len(parts: &[String]) -> usize {
-    parts.iter().map(|p| utf16_len(p)).sum::<usize>() + 2 * parts.len().saturating_sub(1)
+fn push_joined<'p>(out: &mut String, parts: impl Iterator<Item = &'p str>) {
+    for (i, p) in parts.enumerate() {
+        if i > 0 {
+            out.push_str("\n\n");
+        }
+        out.push_str(p);
+    }
+}
+
+fn joined_len<S: AsRef<str>>(parts: &[S]) -> usize {
+    parts.iter().map(|p| utf16_len(p.as_ref())).sum::<usize>() + 2 * parts.len().saturating_sub(1)
 }
 
 /// Fit the parts into `budget` units (joined by a blank line). Returns the parts, whether
@@ -474,10 +401,36 @@ pub fn build_summary_request(spec: &SummaryRequestSpec<'_>) -> Option<SummaryReq
         _ => None,
     };
     let prev_len = previous.as_ref().map_or(0, |p| utf16_len(p) + prev_wrap);
-    let conv_budget = available.checked_sub(prev_len)?;
-    let (parts, shortened, omitted) = fit_parts(conversation_parts(spec.messages), conv_budget);
-    bounded |= shortened;
-    let mut prompt = format!("{open}{}{close}", parts.join("\n\n"));
+    let task: Option<String> = spec.brief.filter(|b| !b.trim().is_empty()).map(|b| {
+        let room = (available / 4).saturating_sub(utf16_len(TASK_OPEN) + utf16_len(TASK_CLOSE));
+        if utf16_len(b) > room {
+            bounded = true;
+        }
+        format!("{TASK_OPEN}{}{TASK_CLOSE}", cut_marked(b, room))
+    });
+    let task_len = task.as_deref().map_or(0, utf16_len);
+    let conv_budget = available.checked_sub(prev_len + task_len)?;
+    let whole = joined_len(&spec.parts);
+    let mut omitted = 0;
+    let shortened: Option<Vec<String>> = (whole > conv_budget).then(|| {
+        let (parts, _, dropped) = fit_parts(
+            spec.parts.iter().map(|p| p.to_string()).collect(),
+            conv_budget,
+        );
+        omitted = dropped;
+        parts
+    });
+    bounded |= shortened.is_some();
+    let mut prompt = String::with_capacity(task_len + whole.min(conv_budget) + prev_len + fixed);
+    if let Some(t) = &task {
+        prompt.push_str(t);
+    }
+    prompt.push_str(open);
+    match &shortened {
+        Some(parts) => push_joined(&mut prompt, parts.iter().map(String::as_str)),
+        None => push_joined(&mut prompt, spec.parts.iter().map(|p| p.as_str())),
+    }
+    prompt.push_str(close);
     if let Some(p) = &previous {
         prompt.push_str(&format!("<previous-summary>\n{p}\n</previous-summary>\n\n"));
     }
@@ -541,7 +494,8 @@ pub fn combine_summary(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::js_text::json_stringify;
+    use serde_json::{json, Value};
 
     fn m(v: Value) -> AgentMessage {
         AgentMessage::from_value(v, "m").unwrap()
@@ -572,7 +526,7 @@ mod tests {
             m(json!({"role": "bashExecution", "command": "ls", "output": "", "exitCode": 2})),
             m(json!({"role": "compactionSummary", "summary": "S"})),
         ];
-        let parts = conversation_parts(&ms);
+        let parts = conversation_parts(&ms).unwrap();
         assert_eq!(parts[0], "[User]: ab");
         assert_eq!(parts[1], "[Assistant thinking]: t1\nt2");
         assert_eq!(parts[2], "[Assistant]: x\ny");
@@ -594,10 +548,12 @@ mod tests {
                 {"type": "text", "text": format!("step {i} ") }]}))
             })
             .collect();
+        let big = conversation_parts(&big).unwrap();
         for window in [3000u64, 8192, 32000, 128000] {
             let spec = SummaryRequestSpec {
                 kind: SummaryKind::History,
-                messages: &big,
+                parts: big.iter().collect(),
+                brief: Some("the task"),
                 previous_summary: Some(&"p".repeat(50_000)),
                 custom_instructions: None,
                 reserve_tokens: (window / 4) as f64,
@@ -619,7 +575,8 @@ mod tests {
         }
         let tiny = SummaryRequestSpec {
             kind: SummaryKind::History,
-            messages: &big,
+            parts: big.iter().collect(),
+            brief: None,
             previous_summary: None,
             custom_instructions: None,
             reserve_tokens: 100.0,
@@ -632,10 +589,11 @@ mod tests {
 
     #[test]
     fn unbounded_requests_are_pis_text() {
-        let ms = vec![m(json!({"role": "user", "content": "hello"}))];
+        let ms = conversation_parts(&[m(json!({"role": "user", "content": "hello"}))]).unwrap();
         let spec = SummaryRequestSpec {
             kind: SummaryKind::History,
-            messages: &ms,
+            parts: ms.iter().collect(),
+            brief: None,
             previous_summary: Some("prev"),
             custom_instructions: None,
             reserve_tokens: 16384.0,
@@ -652,6 +610,30 @@ mod tests {
         assert_eq!(
             u.content.text(""),
             format!("<conversation>\n[User]: hello\n</conversation>\n\n<previous-summary>\nprev\n</previous-summary>\n\n{UPDATE_SUMMARIZATION_PROMPT}")
+        );
+    }
+
+    #[test]
+    fn the_brief_travels_as_context_of_the_request() {
+        let ms = conversation_parts(&[m(json!({"role": "user", "content": "hello"}))]).unwrap();
+        let spec = SummaryRequestSpec {
+            kind: SummaryKind::History,
+            parts: ms.iter().collect(),
+            brief: Some("Audit src/ for unsafe casts"),
+            previous_summary: None,
+            custom_instructions: None,
+            reserve_tokens: 16384.0,
+            model_max_tokens: 8192.0,
+            context_window: 128000,
+            now: 5.0,
+        };
+        let r = build_summary_request(&spec).unwrap();
+        let AgentMessage::User(u) = &r.messages[0] else {
+            unreachable!()
+        };
+        assert_eq!(
+            u.content.text(""),
+            format!("{TASK_OPEN}Audit src/ for unsafe casts{TASK_CLOSE}<conversation>\n[User]: hello\n</conversation>\n\n{SUMMARIZATION_PROMPT}")
         );
     }
 }

@@ -8,7 +8,6 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, Field};
-use crate::message::AgentMessage;
 
 /// The serializer every export uses: plain objects for maps, `null` for missing values
 /// inside JSON data, numbers (not BigInt) for integers.
@@ -28,32 +27,26 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
 /// Objects and arrays cross as one `JSON.stringify` string parsed by serde_json: one
 /// native call and one copy instead of a boundary call per property, and no way for a
 /// malformed object to throw inside the decoder. What JSON cannot hold is an
-/// `INVALID_INPUT` (a cycle, a BigInt); `Date`s become their ISO strings. Text with a
-/// lone surrogate, which serde_json rejects, takes the property-by-property path, where
-/// the surrogate becomes U+FFFD.
+/// `INVALID_INPUT` (a cycle, a BigInt, a getter that throws); `Date`s become their ISO
+/// strings. A lone surrogate, which `JSON.stringify` writes as an escape serde_json
+/// refuses, becomes U+FFFD; a value nested deeper than serde_json's 128 levels is an
+/// `INVALID_INPUT` with the path (never a trap).
 pub fn js_to_value(value: JsValue, path: &str) -> Result<Value, JsValue> {
     js_to_value_core(&value, path, false).map_err(|e| to_js_error(&e))
 }
 
-fn js_to_value_core(value: &JsValue, path: &str, strict_numbers: bool) -> Result<Value, Error> {
+/// The JSON text `JSON.stringify` writes for `value` (`None` for `undefined` and values
+/// JSON has no text for). With `strict_numbers`, `Infinity` and `NaN` are written as
+/// strings, so that decoding them as numbers fails with the path of the bad value.
+pub fn json_text(
+    value: &JsValue,
+    path: &str,
+    strict_numbers: bool,
+) -> Result<Option<String>, Error> {
     if value.is_undefined() {
-        return Ok(Value::Null);
-    }
-    if !value.is_object() {
-        if let Some(x) = value.as_f64() {
-            if !x.is_finite() && strict_numbers {
-                return Err(Error::invalid(
-                    path,
-                    format!("expected a finite number, got {x}"),
-                ));
-            }
-        }
-        return serde_wasm_bindgen::from_value(value.clone())
-            .map_err(|e| Error::invalid(path, e.to_string()));
+        return Ok(None);
     }
     let text = if strict_numbers {
-        // Infinity and NaN would print as null: make them strings, which then fail to
-        // decode as numbers with the path of the bad value.
         let replacer =
             Closure::<dyn Fn(JsValue, JsValue) -> JsValue>::new(|_k: JsValue, v: JsValue| match v
                 .as_f64()
@@ -68,23 +61,37 @@ fn js_to_value_core(value: &JsValue, path: &str, strict_numbers: bool) -> Result
     };
     let text = text
         .map_err(|e| Error::invalid(path, format!("not JSON data ({})", describe_js_error(&e))))?;
-    let Some(text) = text.as_string() else {
-        return Ok(Value::Null); // e.g. a toJSON() that returns undefined
+    Ok(text.as_string())
+}
+
+/// Parse JSON text JavaScript wrote, lone-surrogate escapes replaced by U+FFFD.
+pub fn parse_js_json(text: &str, path: &str) -> Result<Value, Error> {
+    let parsed = match crate::js_text::replace_lone_surrogates(text) {
+        Some(clean) => crate::js_text::parse_json(&clean),
+        None => crate::js_text::parse_json(text),
     };
-    match crate::js_text::parse_json(&text) {
-        Ok(v) => Ok(v),
-        // JSON.stringify wrote a lone surrogate as \udXXX, which serde_json rejects; the
-        // value is acyclic (stringify succeeded), so the per-property path is safe.
-        Err(_) => serde_wasm_bindgen::from_value(value.clone())
-            .map_err(|e| Error::invalid(path, e.to_string())),
+    parsed.map_err(|e| Error::invalid(path, format!("not usable JSON data ({e})")))
+}
+
+fn js_to_value_core(value: &JsValue, path: &str, strict_numbers: bool) -> Result<Value, Error> {
+    if !super::host::is_object(value) {
+        if let Some(x) = value.as_f64() {
+            if !x.is_finite() && strict_numbers {
+                return Err(Error::invalid(
+                    path,
+                    format!("expected a finite number, got {x}"),
+                ));
+            }
+        }
+    }
+    match json_text(value, path, strict_numbers)? {
+        None => Ok(Value::Null), // undefined, a function, a toJSON() that returns undefined
+        Some(text) => parse_js_json(&text, path),
     }
 }
 
 fn describe_js_error(e: &JsValue) -> String {
-    e.dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| e.as_string())
-        .unwrap_or_else(|| "unknown error".into())
+    super::host::describe_thrown(e)
 }
 
 /// Decode a typed input, naming `path` and the inner path of a bad value. Non-finite
@@ -92,12 +99,6 @@ fn describe_js_error(e: &JsValue) -> String {
 pub fn from_js<T: DeserializeOwned>(value: JsValue, path: &str) -> Result<T, JsValue> {
     let v = js_to_value_core(&value, path, true).map_err(|e| to_js_error(&e))?;
     crate::message::decode_at(v, path).map_err(|e| to_js_error(&e))
-}
-
-/// Decode an `AgentMessage[]`.
-pub fn messages_from_js(value: JsValue, path: &str) -> Result<Vec<AgentMessage>, JsValue> {
-    let v = js_to_value(value, path)?;
-    AgentMessage::list_from_value(v, path).map_err(|e| to_js_error(&e))
 }
 
 /// A core error as a JavaScript `Error`: `name` `DelegateContextError`, `code`,
@@ -138,67 +139,6 @@ pub fn rows_from_js(
 ) -> Result<Vec<crate::transcript::UiMessage>, JsValue> {
     let v = js_to_value(value, path)?;
     crate::transcript::rows_from_value(v, path).map_err(|e| to_js_error(&e))
-}
-
-#[wasm_bindgen(
-    inline_js = "export function last_index_of_role(a, role) { for (let i = a.length - 1; i >= 0; i--) { const m = a[i]; if (m !== null && typeof m === 'object' && m.role === role) return i; } return -1; }"
-)]
-extern "C" {
-    #[wasm_bindgen(catch)]
-    fn last_index_of_role(array: &js_sys::Array, role: &str) -> Result<i32, JsValue>;
-}
-
-/// A JS `AgentMessage[]` read one message at a time, decoded only when asked for: the
-/// turn-boundary check reads newest first and stops at the last provider usage.
-pub struct LazyMessages {
-    array: js_sys::Array,
-    path: String,
-}
-
-impl LazyMessages {
-    /// Wrap `value`, which must be an array.
-    pub fn new(value: JsValue, path: &str) -> Result<Self, JsValue> {
-        if !js_sys::Array::is_array(&value) {
-            let got = if value.is_null() || value.is_undefined() {
-                "nothing"
-            } else {
-                "a non-array value"
-            };
-            return Err(to_js_error(&Error::invalid(
-                path,
-                format!("expected an array of messages, got {got}"),
-            )));
-        }
-        Ok(LazyMessages {
-            array: value.into(),
-            path: path.to_string(),
-        })
-    }
-
-    /// Number of messages.
-    pub fn len(&self) -> usize {
-        self.array.length() as usize
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Index of the last message whose `role` is `role`, read without decoding anything,
-    /// in one call into JavaScript (a boundary crossing per message would cost more than
-    /// the rest of a turn-boundary check). `Err` when reading the array threw.
-    pub fn last_index_of_role(&self, role: &str) -> Result<Option<usize>, JsValue> {
-        let i = last_index_of_role(&self.array, role)?;
-        Ok(usize::try_from(i).ok())
-    }
-
-    /// Decode message `i`.
-    pub fn get(&self, i: usize) -> Result<AgentMessage, Error> {
-        let path = format!("{}[{i}]", self.path);
-        let v = js_to_value_core(&self.array.get(i as u32), &path, false)?;
-        AgentMessage::from_value(v, &path)
-    }
 }
 
 /// A string argument, or `INVALID_INPUT` at `path` (instead of wasm-bindgen's code-less error).

@@ -3,9 +3,10 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{from_js, to_js};
+use super::convert::{from_js, throw, to_js};
+use super::host::{self, HostArray};
+use super::messages::{facts_at, facts_of_value};
 use crate::budget::{context_budget, BudgetModel};
-use crate::message::AgentMessage;
 use crate::tokens;
 
 /// The version of this package (the crate version).
@@ -24,9 +25,7 @@ pub fn version() -> String {
 pub fn estimate_tokens(
     #[wasm_bindgen(unchecked_param_type = "AgentMessage")] message: JsValue,
 ) -> Result<f64, JsValue> {
-    let v = super::convert::js_to_value(message, "message")?;
-    let m = AgentMessage::from_value(v, "message").map_err(|e| super::convert::to_js_error(&e))?;
-    Ok(tokens::estimate_tokens(&m) as f64)
+    Ok(throw(facts_of_value(&message, "message"))?.tokens as f64)
 }
 
 /// pi-agent-core's `calculateContextTokens(usage)`:
@@ -51,10 +50,36 @@ pub fn calculate_context_tokens(
 pub fn estimate_context_tokens(
     #[wasm_bindgen(unchecked_param_type = "AgentMessage[]")] messages: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let lazy = super::convert::LazyMessages::new(messages, "messages")?;
-    let estimate = tokens::estimate_context_tokens_newest_first(lazy.len(), |i| lazy.get(i))
-        .map_err(|e| super::convert::to_js_error(&e))?;
+    let array = throw(HostArray::new(&messages, "messages", "messages"))?;
+    let estimate = throw(tokens::estimate_context_tokens_newest_first(
+        array.len(),
+        |i| facts_at(&array, i),
+    ))?;
     to_js(&estimate)
+}
+
+/// The tokens of every request that are not messages: the system prompt and the tool
+/// schemas, `ceil((systemPrompt.length + JSON.stringify(tools).length) / 4)`. The pi hook
+/// derives a delegate's `overheadTokens` this way; give the same number to
+/// `seedDelegateMessages` and `selectFallbackModel`.
+///
+/// @example
+/// ```js
+/// const overheadTokens = requestOverheadTokens({ systemPrompt, tools });
+/// ```
+#[wasm_bindgen(js_name = requestOverheadTokens)]
+pub fn request_overhead_tokens(
+    #[wasm_bindgen(unchecked_param_type = "{ systemPrompt?: string; tools?: unknown[] }")]
+    request: JsValue,
+) -> Result<f64, JsValue> {
+    let system = throw(host::prop(&request, "systemPrompt", "request"))?;
+    let tools = throw(host::prop(&request, "tools", "request"))?;
+    let tools = if tools.is_undefined() || tools.is_null() {
+        None
+    } else {
+        Some(super::convert::js_to_value(tools, "request.tools")?)
+    };
+    Ok(tokens::request_overhead_tokens(system.as_string().as_deref(), tools.as_ref()) as f64)
 }
 
 /// The context budget of the model a delegate actually runs on (ADR 0299 clauses 1–2).

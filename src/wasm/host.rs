@@ -136,6 +136,11 @@ impl HostArray {
         &self.array
     }
 
+    /// The array's path (`messages`).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
     /// `path[i]`.
     pub fn path_of(&self, i: usize) -> String {
         format!("{}[{i}]", self.path)

@@ -4,7 +4,11 @@
 //! (see [`convert::to_js_error`]).
 
 pub mod compaction;
+pub mod context;
 pub mod convert;
 pub mod delegation;
+pub mod fallback;
 pub mod foundation;
 pub mod host;
+pub mod messages;
+pub mod turn;

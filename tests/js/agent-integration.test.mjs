@@ -63,7 +63,8 @@ function setup({ brief, turns }) {
     summarize: async (request) => {
       summaries.push(request);
       const prompt = request.messages[0].content[0].text;
-      assert.ok(prompt.startsWith("<conversation>\n"));
+      assert.ok(prompt.includes("<conversation>\n"));
+      assert.ok(prompt.includes(brief), "every summary request shows the task brief");
       assert.ok(request.estimatedInputTokens + request.maxTokens <= WINDOW, "the summary request fits the window");
       const files = [...prompt.matchAll(/path="(src\/file\d+\.ts)"/g)].map((m) => m[1]);
       return `## Goal\nRead every file of the task.\n\n## Progress\n### Done\n- [x] Read ${files.length} files (${files.at(-1) ?? "none"} last)`;

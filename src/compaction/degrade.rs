@@ -1,0 +1,347 @@
+//! ADR 0299 clauses 4–5: degradation before failure, then the terminal code.
+//!
+//! When a summary cannot be generated, or the compacted context still exceeds
+//! hardLimit, the run keeps the original task brief plus the most recent message(s) and
+//! discards the rest of its history (host-contract §5):
+//! - the newest unit is always kept: the newest keepable message with the tool call it
+//!   answers or the results that answer it, so the context stays provider-valid; then as
+//!   many older units as fit, newest first (failed or empty assistants and orphan results
+//!   are never kept);
+//! - a degrade note (a `compactionSummary` marked `degraded`) says so, exactly: how many
+//!   messages were dropped (the outcome's `droppedMessages`), which files they read,
+//!   whether recent messages follow; it carries the summary there is (a fresh one that
+//!   did not fit, or the previous one; a previous degrade note's own summary, never the
+//!   note itself, so a second degrade replaces the first note instead of wrapping it);
+//! - if the brief, the note and that newest unit still do not fit hardLimit (request
+//!   overhead included), clause 5: `SUBAGENT_CONTEXT_OVERFLOW`, with the model id and
+//!   guidance (narrow the task, a larger model, read less at once). A single read larger
+//!   than the window therefore ends the run at that boundary instead of looping.
+
+use std::ops::Range;
+
+use super::context::{DelegateContext, Item};
+use super::prepare::FileOps;
+use super::turn::{
+    summary_message, Assessment, DegradeReason, DelegateTurnOutcome, TurnOutcomeKind,
+};
+use crate::budget::ContextBudget;
+use crate::error::{Error, Result};
+use crate::facts::{MessageFacts, Role, SummaryMarks};
+use crate::js_text::{utf16_len, utf16_prefix};
+
+/// Files named in a degrade note, at most.
+pub const NOTE_MAX_FILES: usize = 20;
+
+/// What a degrade needs.
+pub struct DegradeInput<'a> {
+    pub ctx: &'a DelegateContext,
+    pub assessment: &'a Assessment,
+    pub budget: &'a ContextBudget,
+    pub model_id: &'a str,
+    pub now: f64,
+    /// A fresh summary that did not fit (clause 4's "still exceeds").
+    pub summary: Option<String>,
+    pub reason: DegradeReason,
+    pub summary_error: Option<String>,
+}
+
+/// A run of messages degrade keeps or drops together.
+struct Unit {
+    range: Range<usize>,
+    tokens: u64,
+    keep: bool,
+}
+
+/// Group `facts[from..]` into units: an assistant with its answering results; a failed or
+/// empty assistant (and its results) and orphan results are not keepable; an assistant
+/// whose calls are not all answered is keepable only as the newest unit.
+fn units(ctx: &DelegateContext, from: usize) -> Vec<Unit> {
+    let facts = ctx.facts();
+    let mut out = Vec::new();
+    let mut i = from;
+    while i < facts.len() {
+        let start = i;
+        let keep = match facts[i].role {
+            Role::Assistant => {
+                let ids = &facts[i].tool_call_ids;
+                let mut answered: Vec<&str> = Vec::new();
+                while let Some(id) = facts.get(i + 1).and_then(|f| f.answers.as_deref()) {
+                    if !ids.iter().any(|c| &**c == id) {
+                        break;
+                    }
+                    answered.push(id);
+                    i += 1;
+                }
+                let complete = ids.iter().all(|c| answered.contains(&&**c));
+                let last = i + 1 == facts.len();
+                !facts[start].is_failed() && !facts[start].empty_assistant && (complete || last)
+            }
+            Role::ToolResult => false,
+            _ => true,
+        };
+        i += 1;
+        out.push(Unit {
+            range: start..i,
+            tokens: ctx.tokens(start..i),
+            keep,
+        });
+    }
+    out
+}
+
+/// The text a degrade note carries: a fresh summary, else the previous summary's (a
+/// previous note's carried part only).
+fn carried_summary(prev: Option<&MessageFacts>, fresh: Option<String>) -> Option<String> {
+    if fresh.is_some() {
+        return fresh;
+    }
+    let s = prev?.summary.as_ref()?;
+    if !s.marks.degraded {
+        return Some(s.text.clone());
+    }
+    let from = s.marks.carried_from?;
+    let (head, _) = utf16_prefix(&s.text, from);
+    s.text
+        .get(head.len()..)
+        .map(str::to_string)
+        .filter(|t| !t.is_empty())
+}
+
+struct Note {
+    text: String,
+    carried_from: Option<usize>,
+}
+
+/// The degrade note (clause 4: "a degraded run must say so").
+fn note_text(
+    model_id: &str,
+    reason: DegradeReason,
+    dropped: usize,
+    dropped_tokens: u64,
+    files: &[String],
+    recent_follow: bool,
+    carried: Option<&str>,
+) -> Note {
+    let why = match reason {
+        DegradeReason::SummaryFailed => ": no summary of it could be generated",
+        DegradeReason::StillOverLimit => ": even the compacted context did not fit",
+        DegradeReason::NothingToSummarize => "",
+        DegradeReason::SummaryRequestTooLarge => ": the summary request itself did not fit",
+    };
+    let plural = if dropped == 1 { "message" } else { "messages" };
+    let mut text = format!(
+        "[Context degraded] {dropped} earlier {plural} of this delegated task (about {dropped_tokens} tokens) were dropped to fit the context window of model \"{model_id}\"{why}."
+    );
+    if !files.is_empty() {
+        let shown: Vec<&str> = files
+            .iter()
+            .take(NOTE_MAX_FILES)
+            .map(String::as_str)
+            .collect();
+        text.push_str(&format!(
+            " Files read or changed in the dropped history: {}",
+            shown.join(", ")
+        ));
+        if files.len() > NOTE_MAX_FILES {
+            text.push_str(&format!(" (+{} more)", files.len() - NOTE_MAX_FILES));
+        }
+        text.push('.');
+    }
+    if recent_follow {
+        text.push_str(" The task brief above is kept verbatim and the most recent messages follow; re-read anything you still need.");
+    } else {
+        text.push_str(" The task brief above is kept verbatim; no earlier messages follow. Re-read anything you still need.");
+    }
+    let mut carried_from = None;
+    if let Some(s) = carried {
+        text.push_str("\n\nSummary of the earlier work:\n\n");
+        carried_from = Some(utf16_len(&text));
+        text.push_str(s);
+    }
+    Note { text, carried_from }
+}
+
+/// Clause 4, then clause 5 (see the module docs).
+pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
+    let ctx = d.ctx;
+    let a = d.assessment;
+    let facts = ctx.facts();
+    let limit = a.fit_limit;
+    let overflow = |tokens: u64| {
+        // in the provider's terms when usage calibrated the limit
+        let scale = d.budget.hard_limit as f64 / limit.max(1) as f64;
+        Error::SubagentContextOverflow {
+            model_id: d.model_id.to_string(),
+            tokens: Some(((tokens as f64) * scale).ceil() as u64),
+            hard_limit: Some(d.budget.hard_limit),
+        }
+    };
+    let brief_tokens = ctx.tokens(0..1).saturating_add(a.overhead);
+    if brief_tokens >= limit {
+        return Err(overflow(brief_tokens));
+    }
+    // What lies before the last summary is already summarized; its text travels in the note.
+    let prev = ctx.last_summary().filter(|&i| i >= 1);
+    let from = prev.map_or(1, |i| i + 1);
+    let fresh_summary = d.summary.is_some();
+    let carried = carried_summary(prev.map(|i| &facts[i]), d.summary);
+    let all_units = units(ctx, from);
+    let newest = all_units.iter().rposition(|u| u.keep);
+    // Messages a carried summary covers: the summarized ranges of a fresh summary, the
+    // previous summary and what it summarized.
+    let covered = |i: usize, with_carried: bool| -> bool {
+        if !with_carried {
+            return false;
+        }
+        if prev.is_some_and(|p| i <= p) {
+            return true;
+        }
+        fresh_summary
+            && a.plan.as_ref().is_some_and(|p| {
+                p.history_range().contains(&i) || (p.prefix_range().contains(&i) && i > 0)
+            })
+    };
+    let all_files = {
+        let mut ops = FileOps::default();
+        for f in facts.iter().skip(1) {
+            ops.add_message(f);
+            ops.add_summary(f);
+        }
+        let (read, modified) = ops.file_lists();
+        read.into_iter().chain(modified).collect::<Vec<_>>()
+    };
+    let attempts: Vec<bool> = if carried.is_some() {
+        vec![true, false]
+    } else {
+        vec![false]
+    };
+    let mut smallest_need = u64::MAX;
+    for with_carried in attempts {
+        let carried_text = if with_carried {
+            carried.as_deref()
+        } else {
+            None
+        };
+        // an upper bound of the note: the largest numbers and every file of the context
+        let longest = note_text(
+            d.model_id,
+            d.reason,
+            facts.len(),
+            u64::MAX / 4,
+            &all_files,
+            true,
+            carried_text,
+        );
+        let note_tokens = utf16_len(&longest.text).div_ceil(4) as u64 + 8;
+        let head = brief_tokens.saturating_add(note_tokens);
+        let newest_tokens = newest.map_or(0, |n| all_units[n].tokens);
+        smallest_need = smallest_need.min(head.saturating_add(newest_tokens));
+        if head.saturating_add(newest_tokens) >= limit {
+            continue;
+        }
+        // The newest unit, then older keepable units while they fit.
+        let mut used = head;
+        let mut kept: Vec<&Unit> = Vec::new();
+        if let Some(n) = newest {
+            used = used.saturating_add(all_units[n].tokens);
+            kept.push(&all_units[n]);
+            for u in all_units[..n].iter().rev() {
+                if !u.keep {
+                    continue;
+                }
+                if used.saturating_add(u.tokens) >= limit {
+                    break;
+                }
+                used = used.saturating_add(u.tokens);
+                kept.push(u);
+            }
+        }
+        kept.reverse();
+        let is_kept = |i: usize| kept.iter().any(|u| u.range.contains(&i));
+        let kept_count: usize = kept.iter().map(|u| u.range.len()).sum();
+        let dropped_indices: Vec<usize> = (1..facts.len())
+            .filter(|&i| !is_kept(i) && !covered(i, with_carried))
+            .collect();
+        let dropped = dropped_indices.len();
+        let dropped_tokens: u64 = dropped_indices.iter().map(|&i| facts[i].tokens).sum();
+        let rewrites_nothing = dropped == 0 && !fresh_summary && (prev.is_none() || with_carried);
+        let whole = ctx.total_tokens().saturating_add(a.overhead);
+        if rewrites_nothing && kept_count == facts.len() - from && whole < limit {
+            // nothing would be lost: the context already fits as it is
+            return Ok(DelegateTurnOutcome::unchanged(
+                facts.len(),
+                a.tokens,
+                whole,
+                d.budget.hard_limit,
+                a.turn,
+            ));
+        }
+        let mut dropped_ops = FileOps::default();
+        for &i in &dropped_indices {
+            dropped_ops.add_message(&facts[i]);
+            dropped_ops.add_summary(&facts[i]);
+        }
+        let (dropped_read, dropped_modified) = dropped_ops.file_lists();
+        let dropped_files: Vec<String> = dropped_read.into_iter().chain(dropped_modified).collect();
+        let note = note_text(
+            d.model_id,
+            d.reason,
+            dropped,
+            dropped_tokens,
+            &dropped_files,
+            kept_count > 0,
+            carried_text,
+        );
+        // pi's file lists for the next compaction: everything summarized or dropped
+        let mut history_ops = FileOps::default();
+        for (i, f) in facts.iter().enumerate().skip(1) {
+            if !is_kept(i) {
+                history_ops.add_message(f);
+                history_ops.add_summary(f);
+            }
+        }
+        let (read_files, modified_files) = history_ops.file_lists();
+        let marks = SummaryMarks {
+            read_files,
+            modified_files,
+            retained_messages: kept_count,
+            degraded: true,
+            carried_from: note.carried_from,
+            dropped_messages: dropped,
+        };
+        let message = summary_message(note.text, a.tokens, d.now, &marks);
+        let message_tokens = message
+            .facts("(degrade note)")
+            .map_or(note_tokens, |f| f.tokens);
+        let mut messages = vec![Item::Kept(0), Item::New(Box::new(message))];
+        for u in &kept {
+            messages.extend(u.range.clone().map(Item::Kept));
+        }
+        let after = brief_tokens
+            .saturating_add(message_tokens)
+            .saturating_add(kept.iter().map(|u| u.tokens).sum::<u64>());
+        let summarized = (1..facts.len())
+            .filter(|&i| !is_kept(i) && covered(i, with_carried))
+            .count();
+        return Ok(DelegateTurnOutcome {
+            outcome: TurnOutcomeKind::Degraded,
+            messages,
+            tokens_before: a.tokens,
+            tokens_after: after,
+            hard_limit: d.budget.hard_limit,
+            turn: a.turn,
+            is_split_turn: a
+                .plan
+                .as_ref()
+                .is_some_and(|p| !p.prefix_range().is_empty()),
+            summarized_messages: summarized,
+            dropped_messages: dropped,
+            dropped_tokens,
+            context_compactions: 1,
+            context_degraded: true,
+            reason: Some(d.reason),
+            summary_error: d.summary_error,
+        });
+    }
+    Err(overflow(smallest_need))
+}

@@ -1,0 +1,229 @@
+//! ADR 0299 clauses 3–5 as a state machine: a turn boundary begins, asks for the summary
+//! request(s) it needs one at a time, interprets each reply, and ends with an outcome
+//! (unchanged, compacted, degraded) or clause 5's `SUBAGENT_CONTEXT_OVERFLOW`.
+//!
+//! ```text
+//! let mut turn = Turn::begin(&ctx, &budget, model_id, &options)?;
+//! loop {
+//!     match turn.next(&ctx)? {
+//!         Next::Summarize(request) => turn.reply(ask_the_host(request).await),
+//!         Next::Done(outcome) => break outcome,
+//!     }
+//! }
+//! ```
+//!
+//! The async drivers (`runDelegateTurn`, the pi `Agent` hook) only await the host's
+//! `summarize` between [`Turn::next`] calls; every rule (what a failed summary is, when
+//! to degrade, the counts) lives here and in [`super::turn`] / [`super::degrade`].
+//!
+//! A reply is a failed summary (the turn degrades, clause 4) when it is blank, an
+//! assistant message that stopped with `error` or `aborted`, or a rejection of any kind,
+//! including an `AbortError` the host's own request raised: only the run's own signals
+//! (or the Agent's) abort the run, and the driver reports those as [`Reply::RunAborted`].
+
+use super::context::DelegateContext;
+use super::degrade::{degrade, DegradeInput};
+use super::turn::{
+    assess, compose_compacted, Assessment, DegradeReason, DelegateTurnOptions, DelegateTurnOutcome,
+    TurnAction,
+};
+use crate::budget::ContextBudget;
+use crate::error::{Error, Result};
+
+use super::summary::{SummaryKind, SummaryRequest};
+
+/// Everything a host's summarizer can answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reply {
+    /// The summary text.
+    Text(String),
+    /// An assistant message (pi-ai's `complete()` result): its text blocks joined by
+    /// newlines, its `stopReason` and `errorMessage`.
+    Message {
+        text: String,
+        stop_reason: Option<String>,
+        error_message: Option<String>,
+    },
+    /// The summarizer threw or its promise rejected (an `AbortError` of its own included).
+    Rejected(String),
+    /// The summarizer resolved with something that is neither text nor a message.
+    Unreadable,
+    /// The run's signal (or the Agent's) fired while the request was pending.
+    RunAborted,
+}
+
+impl Reply {
+    /// The summary text, or why there is none (`Err(None)`: the run was aborted).
+    fn into_summary(self) -> std::result::Result<String, Option<String>> {
+        let text = match self {
+            Reply::Text(t) => t,
+            Reply::Message {
+                text,
+                stop_reason,
+                error_message,
+            } => match stop_reason.as_deref() {
+                Some(stop @ ("error" | "aborted")) => {
+                    return Err(Some(
+                        error_message
+                            .filter(|m| !m.trim().is_empty())
+                            .unwrap_or_else(|| format!("the summary request ended with {stop}")),
+                    ))
+                }
+                _ => text,
+            },
+            Reply::Rejected(message) => return Err(Some(message)),
+            Reply::Unreadable => {
+                return Err(Some(
+                    "summarize resolved with neither text nor an assistant message".into(),
+                ))
+            }
+            Reply::RunAborted => return Err(None),
+        };
+        if text.trim().is_empty() {
+            Err(Some("the summary came back empty".into()))
+        } else {
+            Ok(text)
+        }
+    }
+}
+
+/// What the driver does next.
+#[derive(Debug)]
+pub enum Next<'t> {
+    /// Send this request to the summarizing model, then call [`Turn::reply`].
+    Summarize(&'t SummaryRequest),
+    /// The boundary is decided.
+    Done(DelegateTurnOutcome),
+}
+
+/// One turn boundary in progress.
+#[derive(Debug)]
+pub struct Turn {
+    assessment: Assessment,
+    budget: ContextBudget,
+    model_id: String,
+    options: DelegateTurnOptions,
+    /// Summary texts received, in request order.
+    texts: Vec<String>,
+    failure: Option<String>,
+    aborted: bool,
+}
+
+impl Turn {
+    /// Begin a boundary: re-estimate the context and decide what it needs.
+    ///
+    /// Errors: `INVALID_INPUT` when the context is empty or does not start with the brief.
+    pub fn begin(
+        ctx: &DelegateContext,
+        budget: &ContextBudget,
+        model_id: &str,
+        options: &DelegateTurnOptions,
+    ) -> Result<Turn> {
+        Ok(Turn {
+            assessment: assess(ctx, budget, options)?,
+            budget: *budget,
+            model_id: model_id.to_string(),
+            options: options.clone(),
+            texts: Vec::new(),
+            failure: None,
+            aborted: false,
+        })
+    }
+
+    /// The decision before any summary (`prepareDelegateTurn`).
+    pub fn assessment(&self) -> &Assessment {
+        &self.assessment
+    }
+
+    /// Record the reply to the request [`Turn::next`] asked for last.
+    pub fn reply(&mut self, reply: Reply) {
+        match reply.into_summary() {
+            Ok(text) => self.texts.push(text),
+            Err(Some(why)) => self.failure = Some(why),
+            Err(None) => self.aborted = true,
+        }
+    }
+
+    /// Record the answers of a host that sent every request itself
+    /// (`completeDelegateTurn`): texts by kind, or the error it met.
+    pub fn answer_all(
+        &mut self,
+        history: Option<String>,
+        turn_prefix: Option<String>,
+        error: Option<String>,
+    ) {
+        if let Some(e) = error {
+            self.failure = Some(e);
+            return;
+        }
+        let kinds: Vec<SummaryKind> = self.assessment.requests.iter().map(|r| r.kind).collect();
+        for kind in kinds {
+            let (text, what) = match kind {
+                SummaryKind::History => (history.clone(), "the history summary"),
+                SummaryKind::TurnPrefix => (turn_prefix.clone(), "the turn prefix summary"),
+            };
+            match text.filter(|t| !t.trim().is_empty()) {
+                Some(t) => self.texts.push(t),
+                None => {
+                    self.failure = Some(format!("{what} is missing or empty"));
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The next request to send, or the outcome.
+    ///
+    /// Errors: `ABORTED` after [`Reply::RunAborted`]; `SUBAGENT_CONTEXT_OVERFLOW` when
+    /// even the degraded context does not fit (clause 5).
+    pub fn next(&self, ctx: &DelegateContext) -> Result<Next<'_>> {
+        if self.aborted {
+            return Err(Error::Aborted);
+        }
+        let a = &self.assessment;
+        let degrade_input = |summary: Option<String>, reason, summary_error| DegradeInput {
+            ctx,
+            assessment: a,
+            budget: &self.budget,
+            model_id: &self.model_id,
+            now: self.options.now.unwrap_or(0.0),
+            summary,
+            reason,
+            summary_error,
+        };
+        match a.action {
+            TurnAction::Unchanged => Ok(Next::Done(DelegateTurnOutcome::unchanged(
+                ctx.len(),
+                a.tokens,
+                a.tokens,
+                self.budget.hard_limit,
+                a.turn,
+            ))),
+            TurnAction::Degrade => Ok(Next::Done(degrade(degrade_input(
+                None,
+                a.reason.unwrap_or(DegradeReason::NothingToSummarize),
+                None,
+            ))?)),
+            TurnAction::Summarize => {
+                if let Some(why) = &self.failure {
+                    return Ok(Next::Done(degrade(degrade_input(
+                        None,
+                        DegradeReason::SummaryFailed,
+                        Some(why.clone()),
+                    ))?));
+                }
+                if let Some(request) = a.requests.get(self.texts.len()) {
+                    return Ok(Next::Summarize(request));
+                }
+                match compose_compacted(ctx, a, &self.budget, &self.options, &self.texts) {
+                    Ok(outcome) => Ok(Next::Done(outcome)),
+                    Err(summary) => Ok(Next::Done(degrade(degrade_input(
+                        Some(summary),
+                        DegradeReason::StillOverLimit,
+                        None,
+                    ))?)),
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,577 @@
+//! Reading the JSON text JavaScript's `JSON.stringify` wrote, without building values.
+//!
+//! A [`Reader`] walks the text once, front to back: a caller descends into the objects
+//! and arrays it knows (a message, its content blocks) and skips everything else; a
+//! skipped value is a [`Span`] of the text (its kind and exact characters); a string is
+//! measured in UTF-16 units while it is read and decoded only on request.
+//!
+//! This is what makes reading a host message cost about one pass over its text: large
+//! strings are never copied unless their characters are needed, and values nested at any
+//! depth (tool arguments, `details`, unknown host fields) are skipped with a depth count,
+//! not recursion. Malformed text is an error, never a panic.
+
+/// The kind of a JSON value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    String,
+    Number,
+    Object,
+    Array,
+    Bool,
+    Null,
+}
+
+impl Kind {
+    /// "a string", "an array", ... for error messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Kind::String => "a string",
+            Kind::Number => "a number",
+            Kind::Object => "an object",
+            Kind::Array => "an array",
+            Kind::Bool => "a boolean",
+            Kind::Null => "null",
+        }
+    }
+}
+
+/// Why text could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScanError {
+    pub offset: usize,
+    pub what: &'static str,
+}
+
+impl std::fmt::Display for ScanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} at character {}", self.what, self.offset)
+    }
+}
+
+type Result<T> = std::result::Result<T, ScanError>;
+
+fn err<T>(offset: usize, what: &'static str) -> Result<T> {
+    Err(ScanError { offset, what })
+}
+
+/// One JSON value as written: its kind and its text (for a string, its length in UTF-16
+/// units, measured while it was read).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span<'a> {
+    pub kind: Kind,
+    pub text: &'a str,
+    units: usize,
+    escaped: bool,
+}
+
+impl<'a> Span<'a> {
+    /// A string's characters as written (without the quotes).
+    pub fn as_str(&self) -> Option<JsonStr<'a>> {
+        (self.kind == Kind::String).then(|| JsonStr {
+            raw: &self.text[1..self.text.len() - 1],
+            units: self.units,
+            escaped: self.escaped,
+        })
+    }
+
+    /// A number's value; `null` (what `JSON.stringify` writes for NaN and ±Infinity) is NaN.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self.kind {
+            Kind::Number => self.text.parse().ok(),
+            Kind::Null => Some(f64::NAN),
+            _ => None,
+        }
+    }
+
+    /// A boolean's value.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self.text {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        }
+    }
+
+    /// Whether this is `null`.
+    pub fn is_null(&self) -> bool {
+        self.kind == Kind::Null
+    }
+
+    /// A reader positioned at this value.
+    pub fn reader(&self) -> Reader<'a> {
+        Reader {
+            text: self.text,
+            i: 0,
+        }
+    }
+
+    /// The entries of an object, in order (keys as written).
+    pub fn entries(&self) -> Result<Vec<(JsonStr<'a>, Span<'a>)>> {
+        let mut out = Vec::new();
+        self.reader().object(|k, r| {
+            out.push((k, r.skip()?));
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// The elements of an array, in order.
+    pub fn elements(&self) -> Result<Vec<Span<'a>>> {
+        let mut out = Vec::new();
+        self.reader().array(|_, r| {
+            out.push(r.skip()?);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// The value of `key` in an object (the last one when repeated), or `None`.
+    pub fn get(&self, key: &str) -> Result<Option<Span<'a>>> {
+        let mut found = None;
+        if self.kind == Kind::Object {
+            self.reader().object(|k, r| {
+                let v = r.skip()?;
+                if k.decode() == key {
+                    found = Some(v);
+                }
+                Ok(())
+            })?;
+        }
+        Ok(found)
+    }
+}
+
+/// A position in JSON text, consuming one value at a time.
+pub struct Reader<'a> {
+    text: &'a str,
+    i: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader at the start of `text`.
+    pub fn new(text: &'a str) -> Self {
+        Reader { text, i: 0 }
+    }
+
+    fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
+
+    fn skip_ws(&mut self) {
+        let b = self.bytes();
+        while self.i < b.len() && matches!(b[self.i], b' ' | b'\n' | b'\r' | b'\t') {
+            self.i += 1;
+        }
+    }
+
+    /// The kind of the next value.
+    pub fn peek(&mut self) -> Result<Kind> {
+        self.skip_ws();
+        Ok(match self.bytes().get(self.i) {
+            Some(b'"') => Kind::String,
+            Some(b'{') => Kind::Object,
+            Some(b'[') => Kind::Array,
+            Some(b't' | b'f') => Kind::Bool,
+            Some(b'n') => Kind::Null,
+            Some(b'-' | b'0'..=b'9') => Kind::Number,
+            _ => return err(self.i, "expected a value"),
+        })
+    }
+
+    /// After the last value: only whitespace may follow.
+    pub fn finish(&mut self) -> Result<()> {
+        self.skip_ws();
+        if self.i != self.text.len() {
+            return err(self.i, "trailing characters");
+        }
+        Ok(())
+    }
+
+    /// The end of the string starting at `i`, counting its UTF-16 units, 8 bytes at a time
+    /// where they hold no quote and no backslash (most text).
+    fn string_at(&self, i: usize) -> Result<(usize, usize, bool)> {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGHS: u64 = 0x8080_8080_8080_8080;
+        let has = |w: u64, byte: u8| {
+            let x = w ^ (ONES * byte as u64);
+            x.wrapping_sub(ONES) & !x & HIGHS != 0
+        };
+        let b = self.bytes();
+        let mut j = i + 1;
+        let mut units = 0usize;
+        let mut escaped = false;
+        while j < b.len() {
+            if let Some(chunk) = b.get(j..j + 8) {
+                let w = u64::from_le_bytes(chunk.try_into().unwrap_or([b'"'; 8]));
+                if !has(w, b'"') && !has(w, b'\\') {
+                    j += 8;
+                    units += if w & HIGHS == 0 {
+                        8
+                    } else {
+                        // UTF-16 units: every byte but UTF-8 continuation bytes (10xxxxxx)
+                        // counts one, a 4-byte lead (11110xxx) one more
+                        let continuation = w & HIGHS & !((w << 1) & HIGHS);
+                        let four = w & (w << 1) & (w << 2) & (w << 3) & HIGHS;
+                        8 - continuation.count_ones() as usize + four.count_ones() as usize
+                    };
+                    continue;
+                }
+            }
+            let c = b[j];
+            if c == b'"' {
+                return Ok((j + 1, units, escaped));
+            }
+            if c == b'\\' {
+                escaped = true;
+                j += if b.get(j + 1) == Some(&b'u') { 6 } else { 2 };
+                units += 1;
+            } else {
+                // one byte at a time (a chunk may have ended inside a character): a
+                // continuation byte counts nothing, a 4-byte lead two units
+                j += 1;
+                units += match c {
+                    0x80..=0xBF => 0,
+                    0xF0..=0xFF => 2,
+                    _ => 1,
+                };
+            }
+        }
+        err(i, "unterminated string")
+    }
+
+    /// Consume a string.
+    pub fn string(&mut self) -> Result<JsonStr<'a>> {
+        if self.peek()? != Kind::String {
+            return err(self.i, "expected a string");
+        }
+        let start = self.i;
+        let (end, units, escaped) = self.string_at(start)?;
+        self.i = end;
+        Ok(JsonStr {
+            raw: &self.text[start + 1..end - 1],
+            units,
+            escaped,
+        })
+    }
+
+    /// Consume the next value without looking inside it.
+    pub fn skip(&mut self) -> Result<Span<'a>> {
+        let kind = self.peek()?;
+        let b = self.bytes();
+        let start = self.i;
+        let (mut units, mut escaped) = (0, false);
+        let end = match kind {
+            Kind::String => {
+                let (end, u, e) = self.string_at(start)?;
+                (units, escaped) = (u, e);
+                end
+            }
+            Kind::Object | Kind::Array => {
+                let mut depth = 0usize;
+                let mut j = start;
+                loop {
+                    let Some(&c) = b.get(j) else {
+                        return err(start, "unterminated object or array");
+                    };
+                    match c {
+                        b'"' => {
+                            j = self.string_at(j)?.0;
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break j + 1;
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+            }
+            Kind::Bool | Kind::Null => {
+                let word: &[u8] = match b[start] {
+                    b't' => b"true",
+                    b'f' => b"false",
+                    _ => b"null",
+                };
+                if !b[start..].starts_with(word) {
+                    return err(start, "expected a value");
+                }
+                start + word.len()
+            }
+            Kind::Number => {
+                let mut j = start + 1;
+                while j < b.len() && matches!(b[j], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+                {
+                    j += 1;
+                }
+                j
+            }
+        };
+        self.i = end;
+        Ok(Span {
+            kind,
+            text: &self.text[start..end],
+            units,
+            escaped,
+        })
+    }
+
+    /// Walk an object: `each(key, reader)` is called with the reader at the entry's value,
+    /// which it must consume (with [`Reader::skip`], or by descending into it).
+    pub fn object(
+        &mut self,
+        mut each: impl FnMut(JsonStr<'a>, &mut Reader<'a>) -> Result<()>,
+    ) -> Result<()> {
+        if self.peek()? != Kind::Object {
+            return err(self.i, "expected an object");
+        }
+        self.i += 1;
+        self.skip_ws();
+        if self.bytes().get(self.i) == Some(&b'}') {
+            self.i += 1;
+            return Ok(());
+        }
+        loop {
+            let key = self.string()?;
+            self.skip_ws();
+            if self.bytes().get(self.i) != Some(&b':') {
+                return err(self.i, "expected ':'");
+            }
+            self.i += 1;
+            each(key, self)?;
+            self.skip_ws();
+            match self.bytes().get(self.i) {
+                Some(b',') => self.i += 1,
+                Some(b'}') => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                _ => return err(self.i, "expected ',' or '}'"),
+            }
+        }
+    }
+
+    /// Walk an array: `each(index, reader)` is called with the reader at each element,
+    /// which it must consume.
+    pub fn array(
+        &mut self,
+        mut each: impl FnMut(usize, &mut Reader<'a>) -> Result<()>,
+    ) -> Result<()> {
+        if self.peek()? != Kind::Array {
+            return err(self.i, "expected an array");
+        }
+        self.i += 1;
+        self.skip_ws();
+        if self.bytes().get(self.i) == Some(&b']') {
+            self.i += 1;
+            return Ok(());
+        }
+        let mut k = 0;
+        loop {
+            each(k, self)?;
+            k += 1;
+            self.skip_ws();
+            match self.bytes().get(self.i) {
+                Some(b',') => self.i += 1,
+                Some(b']') => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                _ => return err(self.i, "expected ',' or ']'"),
+            }
+        }
+    }
+}
+
+/// The one value `text` holds, skipped whole (whitespace around it allowed).
+pub fn parse(text: &str) -> Result<Span<'_>> {
+    let mut r = Reader::new(text);
+    let span = r.skip()?;
+    r.finish()?;
+    Ok(span)
+}
+
+/// A JSON string's characters as written (escapes included), read without copying.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JsonStr<'a> {
+    raw: &'a str,
+    units: usize,
+    escaped: bool,
+}
+
+impl<'a> JsonStr<'a> {
+    /// The characters as written.
+    pub fn raw(&self) -> &'a str {
+        self.raw
+    }
+
+    /// The string's length in UTF-16 code units (JavaScript's `.length`): a `\uXXXX`
+    /// escape is one unit, so a lone surrogate counts 1, as in JavaScript.
+    pub fn utf16_len(&self) -> usize {
+        self.units
+    }
+
+    /// The decoded string (a lone surrogate becomes U+FFFD: a Rust string cannot hold it).
+    pub fn decode(&self) -> String {
+        self.decode_prefix(usize::MAX)
+    }
+
+    /// The first `max` UTF-16 units decoded (a surrogate pair is not split: the cut moves
+    /// one unit earlier there).
+    pub fn decode_prefix(&self, max: usize) -> String {
+        let raw = self.raw;
+        if !self.escaped {
+            if self.units <= max {
+                return raw.to_string();
+            }
+            return crate::js_text::utf16_prefix(raw, max).0.to_string();
+        }
+        let mut out = String::with_capacity(raw.len().min(max.saturating_mul(3)));
+        let mut units = 0usize;
+        let mut rest = raw;
+        while !rest.is_empty() {
+            let plain_len = rest.find('\\').unwrap_or(rest.len());
+            let plain = &rest[..plain_len];
+            let (head, taken) = crate::js_text::utf16_prefix(plain, max - units);
+            out.push_str(head);
+            units += taken;
+            if head.len() < plain.len() {
+                return out;
+            }
+            rest = &rest[plain_len..];
+            if rest.is_empty() {
+                break;
+            }
+            let esc = &rest[1..];
+            let hex = |s: &str| s.get(..4).and_then(|h| u32::from_str_radix(h, 16).ok());
+            let (c, consumed) = match esc.as_bytes().first() {
+                Some(b'u') => match hex(&esc[1..]) {
+                    Some(hi) if (0xD800..0xDC00).contains(&hi) => {
+                        let lo = esc
+                            .get(5..7)
+                            .filter(|s| *s == "\\u")
+                            .and_then(|_| hex(&esc[7..]))
+                            .filter(|lo| (0xDC00..0xE000).contains(lo));
+                        match lo {
+                            Some(lo) => (
+                                char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)),
+                                11,
+                            ),
+                            None => (None, 5),
+                        }
+                    }
+                    Some(u) => (char::from_u32(u), 5),
+                    None => (None, 1),
+                },
+                Some(b'n') => (Some('\n'), 1),
+                Some(b't') => (Some('\t'), 1),
+                Some(b'r') => (Some('\r'), 1),
+                Some(b'b') => (Some('\u{8}'), 1),
+                Some(b'f') => (Some('\u{c}'), 1),
+                Some(_) => (
+                    esc.chars().next(),
+                    esc.chars().next().map_or(1, char::len_utf8),
+                ),
+                None => (None, 0),
+            };
+            let c = c.unwrap_or('\u{FFFD}');
+            if units + c.len_utf16() > max {
+                return out;
+            }
+            units += c.len_utf16();
+            out.push(c);
+            rest = esc.get(consumed..).unwrap_or("");
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        Reader::new(text)
+            .object(|k, r| {
+                out.push(k.decode());
+                r.skip().map(|_| ())
+            })
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn walks_objects_and_arrays_at_any_depth() {
+        let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
+        let text = format!(r#"{{"a":{deep},"b":"x\"y","c":[1,{{"d":null}}],"e":true}}"#);
+        let v = parse(&text).unwrap();
+        assert_eq!(v.kind, Kind::Object);
+        assert_eq!(keys(&text), ["a", "b", "c", "e"]);
+        assert_eq!(
+            v.get("b").unwrap().unwrap().as_str().unwrap().decode(),
+            "x\"y"
+        );
+        let c = v.get("c").unwrap().unwrap();
+        let mut n = 0;
+        c.reader()
+            .array(|_, r| {
+                n += 1;
+                r.skip().map(|_| ())
+            })
+            .unwrap();
+        assert_eq!(n, 2);
+        assert_eq!(v.get("e").unwrap().unwrap().as_bool(), Some(true));
+        assert!(parse(&deep[..deep.len() - 1]).is_err());
+    }
+
+    #[test]
+    fn malformed_text_is_an_error_not_a_panic() {
+        for t in [
+            "",
+            "{",
+            "{\"a\"",
+            "{\"a\":",
+            "[1,",
+            "\"abc",
+            "{\"a\":1}x",
+            "nul",
+            "{]",
+            "[}",
+            "\"\\",
+            "{\"a\" 1}",
+        ] {
+            let walked = Reader::new(t).object(|_, r| r.skip().map(|_| ()));
+            assert!(parse(t).is_err() || walked.is_err(), "{t}");
+        }
+    }
+
+    #[test]
+    fn strings_measure_and_decode_like_javascript() {
+        let cases: &[(&str, &str, usize)] = &[
+            ("abc", "abc", 3),
+            (r#"a\nb\"c"#, "a\nb\"c", 5),
+            ("é😀", "é😀", 3),
+            (r"\u00e9\ud83d\ude00", "é😀", 3),
+            (r"x\ud800y", "x\u{FFFD}y", 3),
+            (r"\\\/", "\\/", 2),
+        ];
+        let read = |raw: &str| {
+            let quoted = format!("\"{raw}\"");
+            let s = Reader::new(&quoted).string().unwrap();
+            let span = parse(&quoted).unwrap();
+            assert_eq!(span.as_str().unwrap().utf16_len(), s.utf16_len());
+            (s.utf16_len(), s.decode(), s.decode_prefix(3))
+        };
+        for (raw, decoded, units) in cases {
+            let (u, d, _) = read(raw);
+            assert_eq!(u, *units, "{raw}");
+            assert_eq!(d, *decoded, "{raw}");
+        }
+        assert_eq!(read(r"ab\ncd").2, "ab\n");
+        assert_eq!(read("a😀b").2, "a😀");
+    }
+}

@@ -1,0 +1,390 @@
+//! The `DelegateContext` class: one delegate's context in wasm memory (ADR 0299 clauses
+//! 3–5), so that a turn boundary moves only the new messages across the boundary and
+//! answers from running state. The host's own message objects are kept by reference and
+//! handed back as they are: a rewritten context reuses them, never copies.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{Array, Object, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::convert::{number_arg, throw, to_js, to_js_error};
+use super::host::HostArray;
+use super::messages::facts_of_range;
+use super::turn::{drive_turn, TurnConfig, TurnDriver};
+use crate::compaction::context::{DelegateContext as CoreContext, Item};
+use crate::compaction::prepare::{self, CompactionSettings};
+use crate::compaction::summary::serialize_facts;
+use crate::compaction::turn::{DelegateTurnOutcome, SummaryAnswer};
+use crate::compaction::Turn;
+use crate::error::Error;
+
+/// A delegate's context: the core's facts plus the host's message objects, in order.
+pub struct HostContext {
+    core: CoreContext,
+    /// The host's message objects (this array is ours: never handed out, so nobody else
+    /// pushes into it).
+    refs: Array,
+}
+
+/// What [`HostContext::sync`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Synced {
+    /// The array was the known one with messages appended: only those were read.
+    Appended(usize),
+    /// The array was replaced: it was read whole.
+    Reloaded,
+}
+
+impl Default for HostContext {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl HostContext {
+    pub fn new() -> Self {
+        HostContext {
+            core: CoreContext::new(),
+            refs: Array::new(),
+        }
+    }
+
+    pub fn core(&self) -> &CoreContext {
+        &self.core
+    }
+
+    pub fn len(&self) -> usize {
+        self.core.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.core.is_empty()
+    }
+
+    /// Append `array[from..]`: read first, so an error leaves the context unchanged.
+    fn append_from(&mut self, array: &HostArray, from: usize) -> Result<usize, Error> {
+        let facts = facts_of_range(array, from, array.len())?;
+        let mut values = Vec::with_capacity(facts.len());
+        for i in from..array.len() {
+            values.push(array.get(i)?);
+        }
+        for (f, v) in facts.into_iter().zip(values) {
+            self.core.push(f);
+            self.refs.push(&v);
+        }
+        Ok(array.len() - from)
+    }
+
+    /// Append every message of `value` (an array).
+    pub fn push(&mut self, value: &JsValue, path: &str) -> Result<usize, Error> {
+        let array = HostArray::new(value, path, "messages")?;
+        self.append_from(&array, 0)
+    }
+
+    /// Bring the context in line with `value`: when it holds the known messages (the same
+    /// first and last objects) followed by new ones, read only the new ones; otherwise read
+    /// it whole. (A message replaced in the middle of a known array is not noticed: call
+    /// `load`.)
+    pub fn sync(&mut self, value: &JsValue, path: &str) -> Result<Synced, Error> {
+        let array = HostArray::new(value, path, "messages")?;
+        let seen = self.len();
+        let known = seen == 0
+            || (array.len() >= seen
+                && Object::is(&array.get(0)?, &self.refs.get(0))
+                && Object::is(&array.get(seen - 1)?, &self.refs.get(seen as u32 - 1)));
+        if known {
+            let added = self.append_from(&array, seen)?;
+            return Ok(Synced::Appended(added));
+        }
+        let mut fresh = HostContext::new();
+        fresh.append_from(&array, 0)?;
+        *self = fresh;
+        Ok(Synced::Reloaded)
+    }
+
+    /// The messages, the host's own objects (a new array).
+    pub fn messages(&self) -> Array {
+        self.refs.slice(0, self.refs.length())
+    }
+
+    /// `items` as a new array: kept messages are the host's objects, new ones `new_values`.
+    fn items_array(&self, items: &[Item], new_values: &Array) -> Array {
+        let out = Array::new_with_length(items.len() as u32);
+        let mut next_new = 0;
+        for (k, item) in items.iter().enumerate() {
+            let v = match item {
+                Item::Kept(i) => self.refs.get(*i as u32),
+                Item::New(_) => {
+                    next_new += 1;
+                    new_values.get(next_new - 1)
+                }
+            };
+            out.set(k as u32, v);
+        }
+        out
+    }
+
+    /// The outcome for JavaScript, its `messages` the host's own objects plus the new ones,
+    /// and the context rewritten to it.
+    pub fn apply(&mut self, out: &DelegateTurnOutcome) -> Result<JsValue, JsValue> {
+        let js = to_js(out)?;
+        let encoded: Array = Reflect::get(&js, &JsValue::from_str("messages"))?.unchecked_into();
+        // the serialized new messages, in order (kept ones were serialized as their index)
+        let new_values: Array = encoded.iter().filter(|v| v.as_f64().is_none()).collect();
+        let messages = self.items_array(&out.messages, &new_values);
+        Reflect::set(&js, &JsValue::from_str("messages"), &messages)?;
+        if out.messages.iter().any(|m| matches!(m, Item::New(_)))
+            || out.messages.len() != self.len()
+        {
+            let new_facts = throw(out.new_facts())?;
+            self.core.rewrite(&out.messages, new_facts);
+            self.refs = messages.slice(0, messages.length());
+        }
+        Ok(js)
+    }
+}
+
+/// Where a range argument is missing, the whole context.
+fn range_arg(value: JsValue, path: &str, default: usize, max: usize) -> Result<usize, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(default);
+    }
+    super::compaction::index_arg(number_arg(value, path)?, path, max)
+}
+
+/// One delegate's context, kept in wasm memory between turns (ADR 0299 clauses 3–5).
+///
+/// `push` moves only the new messages across; the token estimate, the cut point, the
+/// compaction plan and the boundary decision answer from running state, so a turn costs
+/// what is new, not the whole history. A rewritten context (`completeTurn`, `runTurn`)
+/// reuses your own message objects. Call `free()` when the delegate's run ends (or
+/// declare it with `using`).
+///
+/// @example
+/// ```js
+/// const ctx = new DelegateContext([brief]);
+/// ctx.push([assistantMessage, toolResult]);          // after each turn: the new messages
+/// const out = await ctx.runTurn({ budget, modelId, summarize });
+/// if (out.outcome !== "unchanged") messages = out.messages; // the next request's context
+/// ctx.free();
+/// ```
+#[wasm_bindgen(js_name = DelegateContext)]
+pub struct DelegateContextHandle {
+    inner: Rc<RefCell<HostContext>>,
+    /// A `runTurn` is awaiting the host's summarizer: the context must not change.
+    busy: Rc<std::cell::Cell<bool>>,
+}
+
+impl DelegateContextHandle {
+    fn check_idle(&self) -> Result<(), JsValue> {
+        if self.busy.get() {
+            return Err(to_js_error(&Error::InvalidState {
+                message: "a runTurn of this context is still waiting for its summary".into(),
+            }));
+        }
+        Ok(())
+    }
+}
+
+#[wasm_bindgen(js_class = DelegateContext)]
+impl DelegateContextHandle {
+    /// A context holding `messages` (the brief first), or empty.
+    ///
+    /// @throws DelegateContextError `INVALID_INPUT` with the `path` of a bad message
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "AgentMessage[] | undefined")] messages: JsValue,
+    ) -> Result<DelegateContextHandle, JsValue> {
+        let mut ctx = HostContext::new();
+        if !messages.is_undefined() && !messages.is_null() {
+            throw(ctx.push(&messages, "messages").map(|_| ()))?;
+        }
+        Ok(DelegateContextHandle {
+            inner: Rc::new(RefCell::new(ctx)),
+            busy: Rc::new(std::cell::Cell::new(false)),
+        })
+    }
+
+    /// Append new messages (only these cross into wasm). An error leaves the context as
+    /// it was.
+    ///
+    /// @returns the number of messages held
+    #[wasm_bindgen(unchecked_return_type = "number")]
+    pub fn push(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "AgentMessage[]")] messages: JsValue,
+    ) -> Result<u32, JsValue> {
+        self.check_idle()?;
+        let mut ctx = self.inner.borrow_mut();
+        throw(ctx.push(&messages, "messages"))?;
+        Ok(ctx.len() as u32)
+    }
+
+    /// Bring the context in line with the array the agent loop holds: when it is the
+    /// known messages followed by new ones, only the new ones are read; otherwise it is
+    /// read whole.
+    ///
+    /// @returns `"appended"` or `"reloaded"`
+    #[wasm_bindgen(unchecked_return_type = "\"appended\" | \"reloaded\"")]
+    pub fn sync(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "AgentMessage[]")] messages: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.check_idle()?;
+        let synced = throw(self.inner.borrow_mut().sync(&messages, "messages"))?;
+        Ok(JsValue::from_str(match synced {
+            Synced::Appended(_) => "appended",
+            Synced::Reloaded => "reloaded",
+        }))
+    }
+
+    /// Number of messages held.
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> u32 {
+        self.inner.borrow().len() as u32
+    }
+
+    /// The messages held, your own objects, in order (a new array).
+    #[wasm_bindgen(unchecked_return_type = "AgentMessage[]")]
+    pub fn messages(&self) -> JsValue {
+        self.inner.borrow().messages().into()
+    }
+
+    /// pi-agent-core's `estimateContextTokens` of the context.
+    #[wasm_bindgen(js_name = estimateContextTokens, unchecked_return_type = "ContextTokenEstimate")]
+    pub fn estimate_context_tokens(&self) -> Result<JsValue, JsValue> {
+        let ctx = self.inner.borrow();
+        to_js(&ctx.core().estimate(ctx.len(), 0))
+    }
+
+    /// pi-agent-core's `findCutPoint` over the context.
+    ///
+    /// @param keepRecentTokens - recent tokens to keep verbatim
+    /// @param startIndex - first message that may be cut (default 0)
+    /// @param endIndex - exclusive end (default: the length)
+    #[wasm_bindgen(js_name = findCutPoint, unchecked_return_type = "CutPoint")]
+    pub fn find_cut_point(
+        &self,
+        #[wasm_bindgen(js_name = "keepRecentTokens", unchecked_param_type = "number")]
+        keep_recent_tokens: JsValue,
+        #[wasm_bindgen(js_name = "startIndex", unchecked_param_type = "number | undefined")]
+        start_index: JsValue,
+        #[wasm_bindgen(js_name = "endIndex", unchecked_param_type = "number | undefined")]
+        end_index: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let ctx = self.inner.borrow();
+        let keep = number_arg(keep_recent_tokens, "keepRecentTokens")?;
+        let end = range_arg(end_index, "endIndex", ctx.len(), ctx.len())?;
+        let start = range_arg(start_index, "startIndex", 0, end)?;
+        to_js(&crate::compaction::cut::find_cut_point(
+            ctx.core(),
+            start,
+            end,
+            keep,
+            start,
+        ))
+    }
+
+    /// pi-agent-core's `prepareCompaction` over the context: the parts are your own
+    /// message objects.
+    ///
+    /// @returns the preparation, or `undefined` where pi returns `undefined`
+    #[wasm_bindgen(js_name = prepareCompaction, unchecked_return_type = "CompactionPreparation | undefined")]
+    pub fn prepare_compaction(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Partial<CompactionSettings> | undefined")]
+        settings: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let ctx = self.inner.borrow();
+        let settings: CompactionSettings = super::compaction::settings_from_js(settings)?;
+        match prepare::prepare_compaction(ctx.core(), &settings) {
+            Some(p) => super::compaction::preparation_to_js(&p, &ctx.refs),
+            None => Ok(JsValue::UNDEFINED),
+        }
+    }
+
+    /// pi-agent-core's `serializeConversation` of messages `startIndex..endIndex`.
+    #[wasm_bindgen(js_name = serializeConversation)]
+    pub fn serialize_conversation(
+        &self,
+        #[wasm_bindgen(js_name = "startIndex", unchecked_param_type = "number | undefined")]
+        start_index: JsValue,
+        #[wasm_bindgen(js_name = "endIndex", unchecked_param_type = "number | undefined")]
+        end_index: JsValue,
+    ) -> Result<String, JsValue> {
+        let ctx = self.inner.borrow();
+        let end = range_arg(end_index, "endIndex", ctx.len(), ctx.len())?;
+        let start = range_arg(start_index, "startIndex", 0, end)?;
+        Ok(serialize_facts(&ctx.core().facts()[start..end]))
+    }
+
+    /// The boundary decision (as `prepareDelegateTurn`), from running state.
+    #[wasm_bindgen(js_name = prepareTurn, unchecked_return_type = "DelegateTurnPreparation")]
+    pub fn prepare_turn(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "TurnConfig")] config: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let config = throw(TurnConfig::read(&config, "config"))?;
+        let ctx = self.inner.borrow();
+        let turn = throw(Turn::begin(
+            ctx.core(),
+            &config.budget,
+            &config.model_id,
+            &config.options,
+        ))?;
+        to_js(&turn.assessment().preparation(&config.budget))
+    }
+
+    /// The second half (as `completeDelegateTurn`) with the summary texts you obtained;
+    /// the context becomes the outcome's `messages`.
+    ///
+    /// @throws DelegateContextError `SUBAGENT_CONTEXT_OVERFLOW` when even the degraded context does not fit
+    #[wasm_bindgen(js_name = completeTurn, unchecked_return_type = "DelegateTurnOutcome")]
+    pub fn complete_turn(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "TurnConfig & { answer?: SummaryAnswer }")]
+        config: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.check_idle()?;
+        let answer: SummaryAnswer = super::turn::answer_of(&config)?;
+        let config = throw(TurnConfig::read(&config, "config"))?;
+        let mut ctx = self.inner.borrow_mut();
+        let out = throw(crate::compaction::turn::complete_turn(
+            ctx.core(),
+            &config.budget,
+            &config.model_id,
+            &config.options,
+            &answer,
+        ))?;
+        ctx.apply(&out)
+    }
+
+    /// The whole boundary step (as `runDelegateTurn`): decide, await `summarize` for each
+    /// request (an abort of `signal` rejects `ABORTED` at once), and apply the outcome to
+    /// the context.
+    #[wasm_bindgen(js_name = runTurn, unchecked_return_type = "Promise<DelegateTurnOutcome>")]
+    pub fn run_turn(
+        &self,
+        #[wasm_bindgen(
+            unchecked_param_type = "TurnConfig & { summarize: SummarizeCallback; signal?: AbortSignal }"
+        )]
+        config: JsValue,
+    ) -> js_sys::Promise {
+        let driver = self
+            .check_idle()
+            .and_then(|()| TurnDriver::read(&config, "config").map_err(|e| to_js_error(&e)));
+        let inner = self.inner.clone();
+        let busy = self.busy.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let driver = driver?;
+            busy.set(true);
+            let result = drive_turn(&inner, &driver, &[]).await;
+            busy.set(false);
+            let out = result?;
+            inner.borrow_mut().apply(&out)
+        })
+    }
+}

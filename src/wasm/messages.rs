@@ -1,0 +1,91 @@
+//! Host messages (`AgentMessage[]`) read as [`MessageFacts`]: one `JSON.stringify` for a
+//! range of an array (only what is new crosses), one pass over its text in wasm. The
+//! host's objects are never copied back: results refer to them by index.
+
+use wasm_bindgen::prelude::*;
+
+use super::convert::json_text;
+use super::host::HostArray;
+use crate::error::Error;
+use crate::facts::MessageFacts;
+use crate::json_scan;
+
+#[wasm_bindgen(inline_js = r#"
+export function dc_stringify_range(a, from, to) { return JSON.stringify(from === 0 && to === a.length ? a : Array.prototype.slice.call(a, from, to)); }
+export function dc_last_index_of_role(a, role, to) { for (let i = to - 1; i >= 0; i--) { const m = a[i]; if (m !== null && typeof m === "object" && m.role === role) return i; } return -1; }
+"#)]
+extern "C" {
+    #[wasm_bindgen(catch)]
+    fn dc_stringify_range(a: &JsValue, from: u32, to: u32) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch)]
+    fn dc_last_index_of_role(a: &JsValue, role: &str, to: u32) -> Result<i32, JsValue>;
+}
+
+/// The facts of `array[from..to]`, read through one `JSON.stringify` of that range.
+pub fn facts_of_range(
+    array: &HostArray,
+    from: usize,
+    to: usize,
+) -> Result<Vec<MessageFacts>, Error> {
+    let to = to.min(array.len());
+    if from >= to {
+        return Ok(Vec::new());
+    }
+    let text = dc_stringify_range(array.value(), from as u32, to as u32).map_err(|e| {
+        Error::invalid(
+            array.path(),
+            format!("not JSON data ({})", super::host::describe_thrown(&e)),
+        )
+    })?;
+    let Some(text) = text.as_string() else {
+        return Err(Error::invalid(array.path_of(from), "not JSON data"));
+    };
+    let mut reader = json_scan::Reader::new(&text);
+    let mut facts = Vec::with_capacity(to - from);
+    let mut failure = None;
+    let walked = reader.array(|k, r| {
+        if failure.is_none() {
+            match MessageFacts::read(r, &array.path_of(from + k)) {
+                Ok(f) => facts.push(f),
+                Err(e) => failure = Some(e),
+            }
+        }
+        if failure.is_some() {
+            // stop walking: the first bad message is the error
+            return Err(json_scan::ScanError {
+                offset: 0,
+                what: "stopped",
+            });
+        }
+        Ok(())
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    walked.map_err(|e| Error::invalid(array.path(), format!("not JSON data ({e})")))?;
+    Ok(facts)
+}
+
+/// The facts of one message value.
+pub fn facts_of_value(value: &JsValue, path: &str) -> Result<MessageFacts, Error> {
+    match json_text(value, path, false)? {
+        Some(text) => MessageFacts::from_json(&text, path),
+        None => Err(Error::invalid(
+            path,
+            "expected a message object, got nothing",
+        )),
+    }
+}
+
+/// Message `i` of `array`, read alone (the newest-first checks read a few this way).
+pub fn facts_at(array: &HostArray, i: usize) -> Result<MessageFacts, Error> {
+    facts_of_value(&array.get(i)?, &array.path_of(i))
+}
+
+/// Index of the last message whose `role` is `role` before `to`, read without decoding
+/// anything, in one call into JavaScript. `None` when there is none or reading threw
+/// (the caller then reads the whole context).
+pub fn last_index_of_role(array: &HostArray, role: &str, to: usize) -> Option<Option<usize>> {
+    let i = dc_last_index_of_role(array.value(), role, to.min(array.len()) as u32).ok()?;
+    Some(usize::try_from(i).ok())
+}
