@@ -97,7 +97,7 @@ function fromJsonl(text, name) {
       const offset = jsonErrorOffset(raw);
       const column = offset >= 0 ? offset + 1 : undefined;
       throw new TranscriptError(
-        `${name}: JSON syntax error on line ${lineNo}${column ? `, column ${column}` : ""}: ${e.message}`,
+        `${name}: JSON syntax error on line ${lineNo}${column ? `, column ${column}` : ""}: ${engineMessage(e)}`,
         { line: lineNo, column },
       );
     }
@@ -170,8 +170,14 @@ export function parseJson(text, name = "file") {
     const offset = jsonErrorOffset(text);
     const at = offset >= 0 ? lineAt(text, offset) : {};
     const where = at.line ? ` at line ${at.line}, column ${at.column}` : "";
-    throw new TranscriptError(`${name}: JSON syntax error${where}: ${e.message}`, at);
+    throw new TranscriptError(`${name}: JSON syntax error${where}: ${engineMessage(e)}`, at);
   }
+}
+
+// The engine's JSON.parse message without its own position (Chrome counts within the
+// text it was given, a single line for JSON Lines; the reader says where instead).
+function engineMessage(e) {
+  return String(e.message).replace(/ in JSON at position \d+(?: \(line \d+ column \d+\))?/, "").replace(/, "[^"]*" is not valid JSON$/, "");
 }
 
 /** 1-based line and column of a string offset. */

@@ -14,6 +14,7 @@ const nextFrame = () => new Promise((r) => requestAnimationFrame(() => setTimeou
 let dc; // the package (web build), once initialised
 const state = {
   opened: 0, // files opened so far (body[data-opened] for tests)
+  analyses: 0, // budget-dependent refreshes so far (body[data-analyses])
   gen: 0, // bumps on every open: stale work compares and stops
   file: null, // {name, parsed}
   delegations: null, // analyseDelegations(...) (owns a DelegationRegistry)
@@ -182,6 +183,14 @@ function setContext() {
 
 /** Everything that depends on the budget: the seed, the cut, the next boundary. */
 function refresh() {
+  try {
+    analyse();
+  } finally {
+    document.body.dataset.analyses = String(++state.analyses); // tests wait on it
+  }
+}
+
+function analyse() {
   const budget = renderBudget();
   if (!budget || !state.file || state.errors.file) {
     $("context").hidden = true;
@@ -281,7 +290,7 @@ function renderContext(a, budget) {
       ["tokens at the boundary", a.plan.tokens, "boundaryTokens"],
       ["  of which provider usage", a.estimate.lastUsageIndex === undefined || a.estimate.lastUsageIndex === null
         ? "none trusted: all estimates" : `${fmt(a.estimate.usageTokens)} (message #${a.estimate.lastUsageIndex}) + ${fmt(a.estimate.trailingTokens)} estimated after it`],
-      ["compared with", `${fmt(a.plan.threshold)} (${a.plan.threshold === budget.hardLimit ? "hardLimit" : "compactionTrigger"})`, "threshold"],
+      [`compared with (${a.plan.threshold === budget.hardLimit ? "hardLimit" : "compactionTrigger"})`, a.plan.threshold, "threshold"],
     ]),
   );
   // Bars: the context now, and after the boundary.
