@@ -195,7 +195,20 @@ self.onmessage = async ({ data }) => {
   }
 };
 `;
+  // A classic (non-module) worker, bundled as an IIFE: no import.meta.url there, so the
+  // wasm's URL is passed to init() (relative to the worker script).
+  const classicEntry = `import init, { contextBudget } from "delegate-context";
+init({ module_or_path: "./delegate_context_bg.wasm" }).then(
+  () => self.postMessage({ ok: true, budget: contextBudget({ contextWindow: 64000, maxTokens: 16000 }) }),
+  (e) => self.postMessage({ ok: false, message: String(e) }));
+`;
   write(app, {
+    "src/classic/classic-worker.js": classicEntry,
+    "site/classic.html": `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script>
+const worker = new Worker("./classic-worker.js");
+worker.onmessage = (e) => { window.__classic = e.data; };
+worker.onerror = (e) => { window.__classic = { ok: false, message: e.message }; };
+</script>`,
     "src/app.js": browserEntry,
     "src/worker.js": workerEntry,
     "site/index.html": `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module" src="./app.js"></script>`,
@@ -213,6 +226,7 @@ worker.postMessage({ messages: ${JSON.stringify(messages)}, model: ${JSON.string
     absWorkingDir: app, entryPoints: ["src/app.js", "src/worker.js"], bundle: true, format: "esm", platform: "browser",
     outdir: "site", loader: { ".wasm": "file" }, metafile: true, logLevel: "silent",
   });
+  await build({ absWorkingDir: app, entryPoints: ["src/classic/classic-worker.js"], bundle: true, format: "iife", platform: "browser", outdir: "site", logLevel: "silent" });
   const inputs = Object.keys(bundle.metafile.inputs);
   assert.ok(inputs.includes("node_modules/delegate-context/web/delegate_context.js"), "the browser condition resolves to the web build");
   assert.ok(!inputs.some((f) => f.includes("delegate-context/node/")), "no Node build in a browser bundle");
@@ -261,5 +275,16 @@ worker.postMessage({ messages: ${JSON.stringify(messages)}, model: ${JSON.string
     assert.equal(got.out.messages[0].content, messages[0].content, "the brief, verbatim");
     assert.match(got.out.messages[1].summary, /## Goal\nAudit src\//);
     assert.ok(got.out.tokensAfter < budget.hardLimit);
+  });
+
+  await t.test("a classic Web Worker (IIFE bundle) initialises with the wasm's URL", async (t) => {
+    const errors = [];
+    const page = await newPage(browser, errors);
+    t.after(() => assert.deepEqual(errors, []));
+    await page.goto(`${base}/classic.html`);
+    await page.waitForFunction(() => window.__classic, null, { timeout: 15000 });
+    const got = await page.evaluate(() => window.__classic);
+    assert.equal(got.ok, true, got.message);
+    assert.deepEqual(got.budget, want);
   });
 });
