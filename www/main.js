@@ -113,6 +113,7 @@ async function openText(text, name) {
   const gen = ++state.gen;
   reset();
   document.body.dataset.state = "loading";
+  $("source").textContent = `Reading ${name}…`;
   const t0 = performance.now();
   try {
     const parsed = parseTranscript(text, name);

@@ -307,6 +307,18 @@ test("inspector in Chromium", async (t) => {
     }
   });
 
+  await t.test("2,000 generated messages (about 2 MB) open fast, the list stays virtual", async (t) => {
+    const page = await openPage(t, browser, base);
+    const many = generatedMessages(1000, 200);
+    const json = JSON.stringify(many);
+    await opened(page, () => page.setInputFiles("#file", file("many.json", json)));
+    const openMs = Number(await page.getAttribute("#source", "data-open-ms"));
+    console.log(`# ${many.length} generated messages (${(json.length / 1e6).toFixed(2)} MB): opened and rendered in ${openMs.toFixed(0)} ms in the page`);
+    assert.ok(openMs < 1500, `rendered in ${openMs} ms`);
+    await assertContext(page, expected(many, { contextWindow: 200000, maxTokens: 64000 }, "anthropic/claude-opus-4-5"));
+    assert.ok((await page.$$("#list .row")).length < 80, "only the visible rows exist");
+  });
+
   await t.test("malformed files: readable errors with the code, path and line, never a blank page", async (t) => {
     const page = await openPage(t, browser, base);
     const entries = [{ type: "session", id: "s" }, ...generatedMessages(2).map((message) => ({ type: "message", message }))];
