@@ -288,9 +288,9 @@ test("inspector in Chromium", async (t) => {
       const parsed = parseTranscript(readFileSync(path, "utf8"), name);
       const preset = parsed.modelId.replace(/-\d{8}$/, "");
       assert.equal(await page.inputValue("#preset"), `anthropic/${preset}`, "the model the session names");
-      const model = { contextWindow: 200000, maxTokens: name === "large-session.jsonl" ? 64000 : 64000 };
-      const want = expected(parsed.messages, await page.evaluate(() => ({ contextWindow: Number(document.getElementById("contextWindow").value), maxTokens: Number(document.getElementById("maxTokens").value) })), `anthropic/${preset}`);
-      assert.ok(model);
+      // the preset's window and output cap, as pi-ai's registry has them
+      const model = { contextWindow: Number(await page.inputValue("#contextWindow")), maxTokens: Number(await page.inputValue("#maxTokens")) };
+      const want = expected(parsed.messages, model, `anthropic/${preset}`);
       await assertContext(page, want);
       await assertRows(page, { messages: parsed.messages, tokens: want.tokens });
       // virtualised: a few dozen rows exist, and the last message is one scroll away
