@@ -179,10 +179,13 @@ export function chainHistory(dc, rows, chain, binding) {
   return dc.seedDelegateMessages({ brief: chain.brief, rows, chain: { toolCallIds: chain.toolCallIds, agent: chain.agent }, binding, hardLimit: Number.MAX_SAFE_INTEGER }).messages;
 }
 
-/** The seed of a resume of `chain` within `hardLimit` (messages replaced by their count). */
+/**
+ * The seed of a resume of `chain` within `hardLimit`: `seedDelegateMessages`' result with
+ * `messages` replaced by their count, `roles` counted, and the messages themselves as `seeded`.
+ */
 export function chainSeed(dc, rows, chain, binding, hardLimit) {
   const { messages, ...rest } = dc.seedDelegateMessages({ brief: chain.brief, rows, chain: { toolCallIds: chain.toolCallIds, agent: chain.agent }, binding, hardLimit });
-  return { ...rest, messages: messages.length, roles: countRoles(messages) };
+  return { ...rest, messages: messages.length, roles: countRoles(messages), seeded: messages };
 }
 
 function countRoles(messages) {

@@ -272,7 +272,20 @@ function renderSeed(seed, budget) {
       ["brief over hardLimit", seed.briefOverLimit ? "yes: kept anyway" : "no"],
     ]),
     el("p", {}, el("small", {}, `seedDelegateMessages({brief, rows, chain, binding, hardLimit: ${fmt(budget.hardLimit)}}): what a resume of this chain would start with.`)),
+    seededList(seed.seeded),
   );
+}
+
+// The seeded messages, listed when opened (index, role, estimated tokens, content).
+function seededList(messages) {
+  const table = el("table", { id: "seeded" });
+  const details = el("details", { ontoggle: () => {
+    if (!details.open || table.rows.length) return;
+    table.append(el("tr", {}, el("th", {}, "#"), el("th", {}, "role"), el("th", {}, "tokens"), el("th", {}, "content")),
+      ...messages.slice(0, 1000).map((m, i) => el("tr", {}, el("td", {}, `#${i}`), el("td", {}, m.role), el("td", { class: "n" }, fmt(dc.estimateTokens(m))), el("td", {}, preview(m, 100)))));
+    if (messages.length > 1000) table.append(el("tr", {}, el("td", { colspan: 4 }, `… ${fmt(messages.length - 1000)} more`)));
+  } }, el("summary", {}, `The seeded history (${fmt(messages.length)} messages)`), table);
+  return details;
 }
 
 const VERDICT = { unchanged: "leave it: below the threshold", compacted: "compact", degraded: "degrade: history lost", fail: "fail: SUBAGENT_CONTEXT_OVERFLOW" };
