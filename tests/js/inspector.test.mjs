@@ -202,16 +202,17 @@ test("inspector in Chromium", async (t) => {
     assert.match(await text(page, "seedDroppedCalls"), new RegExp(`^${seed.dropped.toolCallIds.length}: ${seed.dropped.toolCallIds[0]}`));
     assert.equal(await num(page, "seedDroppedMessages"), seed.dropped.messages);
     assert.equal(await num(page, "seedDroppedTokens"), seed.dropped.tokens);
-    await page.click("#seed details summary");
-    await page.waitForSelector("#seeded tr:nth-child(2)");
-    const seededRows = await page.$$eval("#seeded tr", (trs) => trs.slice(1).map((tr) => [tr.children[1].textContent, Number(tr.children[2].textContent.replace(/,/g, ""))]));
-    assert.deepEqual(seededRows, seed.messages.map((m) => [m.role, dc.estimateTokens(m)]));
     const history = dc.seedDelegateMessages({ brief: chain.brief, rows, chain, binding, hardLimit: Number.MAX_SAFE_INTEGER }).messages;
     const wantContext = expected(history, model, "openai/gpt-4o");
     assert.equal(wantContext.outcome.outcome, "compacted", "the sample shows a compaction");
     await assertContext(page, wantContext);
     await assertRows(page, { messages: history, tokens: wantContext.tokens });
     await screenshot(page, "inspector-sample");
+    // the seeded history, listed on demand
+    await page.click("#seed details summary");
+    await page.waitForSelector("#seeded tr:nth-child(2)");
+    const seededRows = await page.$$eval("#seeded tr", (trs) => trs.slice(1).map((tr) => [tr.children[1].textContent, Number(tr.children[2].textContent.replace(/,/g, ""))]));
+    assert.deepEqual(seededRows, seed.messages.map((m) => [m.role, dc.estimateTokens(m)]));
     // another chain: the stopped reviewer (a short context, below the limit)
     await analysed(page, () => page.check('#chains tr[data-chain="1"] input'));
     const reviewer = reg.resolve(shown[1][0]);
