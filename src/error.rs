@@ -81,6 +81,22 @@ pub enum Error {
     InvalidState { message: String },
 }
 
+/// Every code [`Error::code`] returns (the `.d.ts` declares them as
+/// `DelegateContextErrorCode`; a test keeps the two equal).
+pub const CODES: [&str; 11] = [
+    "INVALID_INPUT",
+    "SUBAGENT_CONTEXT_OVERFLOW",
+    "ABORTED",
+    "UNKNOWN_DELEGATION",
+    "DELEGATION_RUNNING",
+    "NOT_RESUMABLE",
+    "AGENT_MISMATCH",
+    "MODEL_ON_RESUME",
+    "READ_BUDGET_EXCEEDED",
+    "NO_HISTORY",
+    "INVALID_STATE",
+];
+
 impl Error {
     /// Shorthand for [`Error::InvalidInput`].
     pub fn invalid(path: impl Into<String>, message: impl Into<String>) -> Self {

@@ -9,6 +9,47 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, Field};
 
+/// A TypeScript custom section, also kept as a Rust constant (for tests).
+macro_rules! typescript_section {
+    ($name:ident, $text:literal) => {
+        #[allow(dead_code)]
+        pub const $name: &str = $text;
+        #[wasm_bindgen(typescript_custom_section)]
+        const _: &str = $text;
+    };
+}
+
+// The error every export throws, declared for TypeScript (the codes are
+// [`crate::error::CODES`]).
+typescript_section!(
+    TS_ERROR,
+    r#"
+/** The stable code of a `DelegateContextError`. */
+export type DelegateContextErrorCode = "INVALID_INPUT" | "SUBAGENT_CONTEXT_OVERFLOW" | "ABORTED" | "UNKNOWN_DELEGATION" | "DELEGATION_RUNNING" | "NOT_RESUMABLE" | "AGENT_MISMATCH" | "MODEL_ON_RESUME" | "READ_BUDGET_EXCEEDED" | "NO_HISTORY" | "INVALID_STATE";
+/** Every failure of this library: a real `Error` whose `name` is "DelegateContextError", with a stable `code` and the details of its kind. */
+export interface DelegateContextError extends Error {
+  name: "DelegateContextError";
+  code: DelegateContextErrorCode;
+  /** Whether retrying the same call can succeed (never, for this library's errors). */
+  retriable: boolean;
+  /** INVALID_INPUT: the path of the bad value (`rows[12].toolArgs`). */
+  path?: string;
+  /** SUBAGENT_CONTEXT_OVERFLOW: the delegate's model, the context's size and its hardLimit (when known). */
+  modelId?: string;
+  tokens?: number;
+  hardLimit?: number;
+  /** Resumable delegations: the delegation concerned, the ids still reusable, the status, the agents, the lines read. */
+  delegationId?: string;
+  resumable?: string[];
+  omitted?: number;
+  status?: string;
+  expected?: string;
+  actual?: string;
+  lines?: number;
+}
+"#
+);
+
 /// The serializer every export uses: plain objects for maps, `null` for missing values
 /// inside JSON data, numbers (not BigInt) for integers.
 pub fn serializer() -> serde_wasm_bindgen::Serializer {
@@ -153,4 +194,22 @@ pub fn number_arg(value: JsValue, path: &str) -> Result<f64, JsValue> {
     value
         .as_f64()
         .ok_or_else(|| to_js_error(&Error::invalid(path, "expected a number")))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_declared_codes_are_the_codes() {
+        let declared = super::TS_ERROR
+            .lines()
+            .find(|l| l.starts_with("export type DelegateContextErrorCode"))
+            .unwrap_or_default();
+        let declared: Vec<&str> = declared
+            .split('"')
+            .enumerate()
+            .filter(|(i, _)| i % 2 == 1)
+            .map(|(_, c)| c)
+            .collect();
+        assert_eq!(declared, crate::error::CODES);
+    }
 }
