@@ -1,36 +1,204 @@
-// Benchmarks, side by side with the reference JavaScript in one run, reported as
-// ratios (ours / pi: below 1 means we are faster). Run: node bench/run.mjs
-// Uses the real sessions of ../shared/fixtures/pi-sessions (skipped when absent).
+// Benchmarks of delegate-context side by side with the JavaScript it replaces
+// (@earendil-works/pi-agent-core 0.85.1) and with the JSON work a host does anyway, all in
+// one run, reported as medians and ratios. Run after a release build:
+//
+//   bash scripts/build-pkg.sh && node bench/run.mjs [--quick]
+//
+// Prints one table and writes it to target/bench/results.json. Uses the real sessions of
+// ../shared/fixtures/pi-sessions (skipped with a notice when absent). Not a test: nothing
+// here asserts a time.
+import { mkdirSync, readFileSync, writeFileSync, statSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+import { resolve } from "node:path";
 import * as pi from "@earendil-works/pi-agent-core";
-import { dc, loadSessionMessages, SESSION_FILES } from "../tests/js/helpers.mjs";
+import { dc, root, loadSessionMessages, SESSION_FILES } from "../tests/js/helpers.mjs";
 
-function time(fn, minMs = 300) {
-  for (let i = 0; i < 3; i++) fn(); // warm up
-  let n = 0;
-  const t0 = performance.now();
-  let t = t0;
-  while (t - t0 < minMs) {
-    fn();
-    n++;
-    t = performance.now();
+const QUICK = process.argv.includes("--quick");
+const SIZES = QUICK ? [1_000, 10_000] : [1_000, 10_000, 100_000];
+
+/** Median time of `fn` in µs: samples of at least `minMs` each, `samples` of them. */
+function median(fn, { samples = 9, minMs = 20 } = {}) {
+  for (let i = 0; i < 2; i++) fn(); // warm up
+  const times = [];
+  for (let s = 0; s < samples; s++) {
+    let n = 0;
+    const t0 = performance.now();
+    let t = t0;
+    while (t - t0 < minMs || n === 0) {
+      fn();
+      n++;
+      t = performance.now();
+    }
+    times.push(((t - t0) * 1000) / n);
   }
-  return (t - t0) / n;
+  times.sort((a, b) => a - b);
+  return times[times.length >> 1];
 }
 
 const rows = [];
-function compare(name, ours, theirs) {
-  const a = time(ours);
-  const b = time(theirs);
-  rows.push({ benchmark: name, "ours µs": (a * 1000).toFixed(1), "pi µs": (b * 1000).toFixed(2), "ratio ours/pi": (a / b).toFixed(1) });
+function row(group, what, ours, theirs, against, target) {
+  const ratio = ours / theirs;
+  rows.push({ group, what, "ours µs": +ours.toFixed(2), [`baseline µs`]: +theirs.toFixed(2), baseline: against, ratio: +ratio.toFixed(2), target: target ?? "" });
 }
 
-for (const file of SESSION_FILES) {
-  const messages = loadSessionMessages(file);
-  if (!messages) continue;
-  const label = `${file} (${messages.length} msgs)`;
-  compare(`estimateContextTokens, whole session: ${label}`, () => dc.estimateContextTokens(messages), () => pi.estimateContextTokens(messages));
-  compare(`estimateTokens, every message: ${label}`, () => { for (const m of messages) dc.estimateTokens(m); }, () => { for (const m of messages) pi.estimateTokens(m); });
-  const extra = await import("./compaction.mjs").catch(() => null);
-  if (extra) extra.register({ compare, messages, label, dc, pi });
+/** A realistic delegate of `n` messages: a brief, then a real session's turns repeated
+ * (tool call ids made unique per repetition, so every call keeps its own result). */
+function generated(source, n) {
+  const body = source.slice(1);
+  const out = [{ role: "user", content: "Task brief: continue the work of this session and report.", timestamp: 0 }];
+  for (let rep = 0; out.length < n; rep++) {
+    for (const m of body) {
+      if (out.length >= n) break;
+      if (rep === 0) {
+        out.push(m);
+        continue;
+      }
+      if (m.role === "assistant") {
+        out.push({ ...m, content: m.content.map((b) => (b.type === "toolCall" ? { ...b, id: `${b.id}_${rep}` } : b)) });
+      } else if (m.role === "toolResult") {
+        out.push({ ...m, toolCallId: `${m.toolCallId}_${rep}` });
+      } else out.push(m);
+    }
+  }
+  // never end on an assistant whose results were cut off
+  while (out.at(-1).role === "assistant" && out.at(-1).content.some((b) => b.type === "toolCall")) out.pop();
+  return out;
 }
+
+function handleOf(messages) {
+  const ctx = new dc.DelegateContext();
+  for (let i = 0; i < messages.length; i += 5000) ctx.push(messages.slice(i, i + 5000));
+  return ctx;
+}
+
+/** The turns (assistant + its results) of a session, to push one at a time. */
+function turnsOf(messages) {
+  const turns = [];
+  for (let i = 1; i < messages.length; i++) {
+    if (messages[i].role !== "assistant") continue;
+    let j = i + 1;
+    while (j < messages.length && messages[j].role === "toolResult") j++;
+    turns.push(messages.slice(i, j));
+  }
+  return turns;
+}
+
+const large = loadSessionMessages(SESSION_FILES[0]);
+if (!large) {
+  console.log("# SKIP: the real sessions are absent; nothing to measure");
+  process.exit(0);
+}
+const sessions = SESSION_FILES.map((f) => [f, loadSessionMessages(f)]).filter(([, m]) => m);
+const bigBudget = dc.contextBudget({ contextWindow: 100_000_000, maxTokens: 32_000 });
+const config = { budget: bigBudget, modelId: "bench/model", options: { now: 0 } };
+const settings = { reserveTokens: 16384, keepRecentTokens: 20000 };
+const piSettings = { enabled: true, ...settings };
+const entriesOf = (messages) => messages.map((message, i) => ({ type: "message", id: `e${i}`, parentId: i ? `e${i - 1}` : null, timestamp: new Date(0).toISOString(), message }));
+
+// ---------------------------------------------------------------- per turn, through the handle
+const perTurn = {};
+const contexts = [
+  ...SIZES.map((n) => [`generated ${n.toLocaleString("en-US")} msgs`, generated(large, n)]),
+  ...sessions.map(([f, m]) => [`${f} (${m.length} msgs)`, [{ role: "user", content: "Task brief.", timestamp: 0 }, ...m]]),
+];
+for (const [label, messages] of contexts) {
+  const ctx = handleOf(messages);
+  const turns = turnsOf(large);
+  let k = 0;
+  const ours = median(() => {
+    const turn = turns[k++ % turns.length];
+    ctx.push(turn);
+    ctx.prepareTurn(config);
+  }, { samples: 7, minMs: 15 });
+  k = 0;
+  const stringify = median(() => JSON.stringify(turns[k++ % turns.length]), { samples: 7, minMs: 15 });
+  k = 0;
+  const piTurn = median(() => pi.shouldCompact(pi.estimateContextTokens(messages).tokens, 100_000_000, piSettings));
+  perTurn[label] = ours;
+  row("per turn (push one turn + decide)", label, ours, stringify, "JSON.stringify(new messages)", "≤ 3×");
+  row("per turn (push one turn + decide)", `${label}: pi's own check`, ours, piTurn, "pi estimateContextTokens+shouldCompact");
+  ctx.free();
+}
+const first = perTurn[`generated ${SIZES[0].toLocaleString("en-US")} msgs`];
+const last = perTurn[`generated ${SIZES.at(-1).toLocaleString("en-US")} msgs`];
+row("per turn (push one turn + decide)", `flatness: ${SIZES.at(-1).toLocaleString("en-US")} vs ${SIZES[0].toLocaleString("en-US")} msgs`, last, first, "the same at 1,000 msgs", "≤ 1.5×");
+
+// ---------------------------------------------------------------- the compaction plan, the summary text
+for (const [label, messages] of [...sessions.map(([f, m]) => [f, m]), ...SIZES.slice(-1).map((n) => [`generated ${n.toLocaleString("en-US")} msgs`, generated(large, n)])]) {
+  const ctx = handleOf(messages);
+  const entries = entriesOf(messages);
+  const ours = median(() => ctx.prepareCompaction(settings), { samples: 5 });
+  const theirs = median(() => pi.prepareCompaction(entries, piSettings), { samples: 5 });
+  row("compaction plan", `handle.prepareCompaction vs pi.prepareCompaction: ${label}`, ours, theirs, "pi prepareCompaction", label.startsWith("generated") ? "≥ 20× faster" : "≥ 5× faster");
+  const plan = ctx.prepareCompaction(settings);
+  const summarized = plan.messagesToSummarize;
+  const from = plan.compactableStart;
+  const to = from + summarized.length;
+  const text = median(() => ctx.serializeConversation(from, to), { samples: 5 });
+  const piText = median(() => pi.serializeConversation(pi.convertToLlm(summarized)), { samples: 5 });
+  row("summary request text", `serializeConversation of ${summarized.length} msgs: ${label}`, text, piText, "pi serializeConversation(convertToLlm)", "≤ 1.5×");
+  ctx.free();
+}
+
+// ---------------------------------------------------------------- one-shot calls vs reading the input once
+for (const [label, messages] of sessions) {
+  const json = JSON.stringify(messages);
+  const parse = median(() => JSON.parse(json), { samples: 5 });
+  for (const [name, call] of [
+    ["prepareCompaction", () => dc.prepareCompaction(messages, settings)],
+    ["findCutPoint", () => dc.findCutPoint(messages, 0, messages.length, 20000)],
+    ["serializeConversation", () => dc.serializeConversation(messages)],
+    ["estimateContextTokens", () => dc.estimateContextTokens(messages)],
+  ]) {
+    row("one-shot call", `${name}: ${label}`, median(call, { samples: 5 }), parse, "JSON.parse of the same data", "≤ 2×");
+  }
+}
+
+// ---------------------------------------------------------------- the hook inside a real Agent
+{
+  const { Agent, convertToLlm } = pi;
+  const { createFauxCore, fauxAssistantMessage, fauxToolCall, fauxText } = await import("@earendil-works/pi-ai");
+  const { Type } = await import("typebox");
+  const turnsPerRun = QUICK ? [50, 200] : [50, 500];
+  const perCall = {};
+  for (const turnCount of turnsPerRun) {
+    const core = createFauxCore({ models: [{ id: "m", contextWindow: 100_000_000, maxTokens: 1024 }] });
+    const model = core.getModel("m");
+    core.setResponses([
+      ...Array.from({ length: turnCount }, (_, i) => () => fauxAssistantMessage([fauxText(`step ${i}`), fauxToolCall("read", { path: `f${i}` }, { id: `c${i}` })], { stopReason: "toolUse" })),
+      () => fauxAssistantMessage("done"),
+    ]);
+    const read = { name: "read", label: "read", description: "read", parameters: Type.Object({ path: Type.String() }), execute: async (_id, { path }) => ({ content: [{ type: "text", text: `${path}\n` + "line of code\n".repeat(80) }], details: {} }) };
+    const hook = dc.createPrepareNextTurn({ budget: bigBudget, modelId: "m", summarize: async () => "s" });
+    const times = [];
+    const agent = new Agent({
+      streamFn: core.streamSimple,
+      convertToLlm,
+      initialState: { systemPrompt: "You are a delegate.", model, tools: [read], messages: [] },
+      prepareNextTurnWithContext: async (ctx, signal) => {
+        const t0 = performance.now();
+        const r = await hook(ctx, signal);
+        times.push((performance.now() - t0) * 1000);
+        return r;
+      },
+    });
+    await agent.prompt("Read every file.");
+    const tail = times.slice(-Math.min(40, times.length)).sort((a, b) => a - b);
+    perCall[turnCount] = tail[tail.length >> 1];
+  }
+  const [a, b] = turnsPerRun;
+  row("hook in a real Agent (per turn, last 40 turns)", `${b} turns vs ${a} turns of history`, perCall[b], perCall[a], `the hook at ${a} turns`, "flat (≈ 1×)");
+}
+
+// ---------------------------------------------------------------- sizes
+const sizes = {};
+for (const target of ["node", "web"]) {
+  const bytes = readFileSync(resolve(root, `pkg/${target}/delegate_context_bg.wasm`));
+  sizes[target] = { raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
+}
+
 console.table(rows);
+console.log(`wasm: ${sizes.web.raw.toLocaleString("en-US")} bytes raw, ${sizes.web.gzip.toLocaleString("en-US")} bytes gzip -9 (target ≤ 150 KB gzip)`);
+mkdirSync(resolve(root, "target/bench"), { recursive: true });
+writeFileSync(resolve(root, "target/bench/results.json"), JSON.stringify({ node: process.version, quick: QUICK, rows, wasm: sizes, package: statSync(resolve(root, "pkg/node/delegate_context_bg.wasm")).size }, null, 2) + "\n");
+console.log("written: target/bench/results.json");

@@ -22,6 +22,48 @@ use crate::error::{Error, Result};
 use crate::json_scan::{self, JsonStr, Kind, Span};
 use crate::tokens::ESTIMATED_IMAGE_CHARS;
 
+/// Where a value is, written out only when an error names it (`messages[3].content[0]`).
+#[derive(Clone, Copy)]
+struct Loc<'p> {
+    message: &'p str,
+    field: Option<&'static str>,
+    index: Option<usize>,
+}
+
+impl<'p> Loc<'p> {
+    fn field(self, field: &'static str) -> Loc<'p> {
+        Loc {
+            field: Some(field),
+            ..self
+        }
+    }
+    fn index(self, index: usize) -> Loc<'p> {
+        Loc {
+            index: Some(index),
+            ..self
+        }
+    }
+}
+
+impl From<&Loc<'_>> for String {
+    fn from(loc: &Loc<'_>) -> String {
+        loc.to_string()
+    }
+}
+
+impl std::fmt::Display for Loc<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.message)?;
+        if let Some(field) = self.field {
+            write!(f, ".{field}")?;
+        }
+        if let Some(i) = self.index {
+            write!(f, "[{i}]")?;
+        }
+        Ok(())
+    }
+}
+
 /// A message's role.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -117,13 +159,6 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-/// A `compactionSummary` message's text and marks.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SummaryFacts {
-    pub text: String,
-    pub marks: SummaryMarks,
-}
-
 /// What the decisions need of one message.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MessageFacts {
@@ -141,15 +176,39 @@ pub struct MessageFacts {
     pub empty_assistant: bool,
     /// `read` / `write` / `edit` calls with a non-empty string `arguments.path`.
     pub file_ops: Vec<(FileOpKind, Box<str>)>,
+    /// For a `compactionSummary`: the marks this library wrote into its `details`.
+    pub summary: Option<Box<SummaryMarks>>,
+    /// The message's JSON text: its characters (the summary request's text, the brief,
+    /// a previous summary) are read from it only when they are needed.
+    pub raw: Box<str>,
+}
+
+/// The characters of a message, read from its text on request.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MessageText {
     /// pi's `serializeConversation(convertToLlm([message]))` parts.
     pub parts: Vec<String>,
-    /// For a `compactionSummary`.
-    pub summary: Option<Box<SummaryFacts>>,
-    /// A user message's text (`content` as text), for the task brief.
+    /// A user message's text (`content` as text): the task brief.
     pub user_text: Option<String>,
+    /// A `compactionSummary`'s `summary`.
+    pub summary: Option<String>,
 }
 
 impl MessageFacts {
+    /// The message's characters (parts, user text, summary), read again from its text.
+    pub fn text(&self) -> MessageText {
+        let mut text = MessageText::default();
+        let mut reader = json_scan::Reader::new(&self.raw);
+        // the text was read once already: it cannot fail now
+        let _ = read_message(&mut reader, "message", Some(&mut text));
+        text
+    }
+
+    /// pi's `serializeConversation` parts of this message.
+    pub fn parts(&self) -> Vec<String> {
+        self.text().parts
+    }
+
     /// The `role` string.
     pub fn role_name(&self) -> &'static str {
         match self.role {
@@ -215,121 +274,201 @@ impl MessageFacts {
 
     /// Read the message at `reader` (consuming it).
     pub fn read(reader: &mut json_scan::Reader<'_>, path: &str) -> Result<MessageFacts> {
-        let kind = reader
-            .peek()
-            .map_err(|e| Error::invalid(path, format!("not JSON data ({e})")))?;
-        if kind != Kind::Object {
-            return Err(Error::invalid(
-                path,
-                format!("expected a message object, got {}", kind.describe()),
-            ));
-        }
-        let fields = Fields::read(reader, path)?;
-        let at = |field: &str| format!("{path}.{field}");
-        let role = match fields.role {
-            None => return Err(Error::invalid(at("role"), "missing field `role`")),
-            Some(r) => r.as_str().ok_or_else(|| {
-                Error::invalid(
-                    at("role"),
-                    format!("expected a string, got {}", r.kind.describe()),
-                )
-            })?,
-        };
-        let role_text = role.decode();
-        let role = Role::parse(&role_text);
-        let mut facts = MessageFacts {
-            role,
-            tokens: 0,
-            usage_tokens: None,
-            stop_reason: StopReason::Missing,
-            tool_call_ids: Vec::new(),
-            answers: None,
-            empty_assistant: false,
-            file_ops: Vec::new(),
-            parts: Vec::new(),
-            summary: None,
-            user_text: None,
-        };
-        if role == Role::Other {
-            return Ok(facts);
-        }
-        let fields = Checked { f: &fields, path };
-        fields.optional_number("timestamp")?;
-        let chars = match role {
-            Role::User => {
-                let content =
-                    read_content(fields.required("content")?, &at("content"), usize::MAX)?;
-                fields.user_part(&mut facts.parts, &content.text);
-                facts.user_text = Some(content.text);
-                content.chars
+        read_message(reader, path, None)
+    }
+}
+
+/// Read the message at `reader`: its facts, and its characters into `text` when asked
+/// (the decisions need only the facts; a summary request, the brief and a previous
+/// summary need the characters, read again later from [`MessageFacts::raw`]).
+///
+/// One pass over the text when `role` comes before `content` (as pi writes messages):
+/// the content is read where it stands; otherwise it is read after the walk.
+fn read_message(
+    reader: &mut json_scan::Reader<'_>,
+    path: &str,
+    mut text: Option<&mut MessageText>,
+) -> Result<MessageFacts> {
+    let not_json = |e: json_scan::ScanError| Error::invalid(path, format!("not JSON data ({e})"));
+    let kind = reader.peek().map_err(not_json)?;
+    if kind != Kind::Object {
+        return Err(Error::invalid(
+            path,
+            format!("expected a message object, got {}", kind.describe()),
+        ));
+    }
+    let loc = Loc {
+        message: path,
+        field: None,
+        index: None,
+    };
+    let wants_text = text.is_some();
+    let start = reader.position();
+    let mut fields = Fields::default();
+    let mut content: Option<ContentOf> = None;
+    let mut failure: Option<Error> = None;
+    let walked = reader.object(|key, r| {
+        if key.raw() == "content" {
+            if let Some(role) = fields.role.and_then(|s| s.as_str()) {
+                match read_content_of(
+                    r,
+                    Role::parse(&role.decode()),
+                    loc.field("content"),
+                    wants_text,
+                ) {
+                    Ok(c) => {
+                        content = Some(c);
+                        return Ok(());
+                    }
+                    Err(e) => {
+                        failure = Some(e);
+                        return Err(json_scan::ScanError {
+                            offset: 0,
+                            what: "stopped",
+                        });
+                    }
+                }
             }
-            Role::Custom => {
-                let content =
-                    read_content(fields.required("content")?, &at("content"), usize::MAX)?;
+        }
+        let value = r.skip()?;
+        fields.set(key.raw(), value);
+        Ok(())
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    walked.map_err(not_json)?;
+    let raw = reader.since(start);
+    let at = |field: &str| format!("{path}.{field}");
+    let role = match fields.role {
+        None => return Err(Error::invalid(at("role"), "missing field `role`")),
+        Some(r) => r.as_str().ok_or_else(|| {
+            Error::invalid(
+                at("role"),
+                format!("expected a string, got {}", r.kind.describe()),
+            )
+        })?,
+    };
+    let role = Role::parse(&role.decode());
+    let mut facts = MessageFacts {
+        role,
+        tokens: 0,
+        usage_tokens: None,
+        stop_reason: StopReason::Missing,
+        tool_call_ids: Vec::new(),
+        answers: None,
+        empty_assistant: false,
+        file_ops: Vec::new(),
+        summary: None,
+        raw: if wants_text {
+            Box::from("")
+        } else {
+            Box::from(raw)
+        },
+    };
+    if role == Role::Other {
+        return Ok(facts);
+    }
+    let fields = Checked { f: &fields, path };
+    // the content, when it came before the role (or was absent)
+    let mut content = |role| -> Result<ContentOf> {
+        match content.take() {
+            Some(c) => Ok(c),
+            None => {
+                let span = fields.required("content")?;
+                read_content_of(&mut span.reader(), role, loc.field("content"), wants_text)
+            }
+        }
+    };
+    fields.optional_number("timestamp")?;
+    let user_part = |text: &mut Option<&mut MessageText>, s: &str| {
+        if let Some(t) = text.as_deref_mut() {
+            if !s.is_empty() {
+                t.parts.push(format!("[User]: {s}"));
+            }
+        }
+    };
+    let chars = match role {
+        Role::User | Role::Custom => {
+            let ContentOf::Plain(content) = content(role)? else {
+                return Err(Error::invalid(at("content"), "unreadable content"));
+            };
+            if role == Role::Custom {
                 fields.optional_string("customType")?;
                 fields.optional_bool("display")?;
-                fields.user_part(&mut facts.parts, &content.text);
-                content.chars
             }
-            Role::ToolResult => {
-                let id = fields.required_string("toolCallId")?;
-                fields.required_string("toolName")?;
-                fields.optional_bool("isError")?;
-                let content = read_content(
-                    fields.required("content")?,
-                    &at("content"),
-                    crate::compaction::summary::TOOL_RESULT_MAX_CHARS,
-                )?;
-                if !content.text.is_empty() {
-                    facts.parts.push(format!(
+            user_part(&mut text, &content.text);
+            if let (Some(t), Role::User) = (text.as_deref_mut(), role) {
+                t.user_text = Some(content.text);
+            }
+            content.chars
+        }
+        Role::ToolResult => {
+            let id = fields.required_string("toolCallId")?;
+            fields.required_string("toolName")?;
+            fields.optional_bool("isError")?;
+            let ContentOf::Plain(content) = content(role)? else {
+                return Err(Error::invalid(at("content"), "unreadable content"));
+            };
+            if let Some(t) = text.as_deref_mut() {
+                if content.text_units > 0 {
+                    t.parts.push(format!(
                         "[Tool result]: {}",
                         truncate_for_summary(&content.text, content.text_units)
                     ));
                 }
-                facts.answers = Some(id.into_boxed_str());
-                content.chars
             }
-            Role::Assistant => read_assistant(&fields, &mut facts)?,
-            Role::CompactionSummary => {
-                let summary = fields.required_string("summary")?;
-                fields.optional_number("tokensBefore")?;
-                let units = crate::js_text::utf16_len(&summary);
-                facts.parts.push(format!(
-                    "[User]: {}{summary}{}",
+            facts.answers = Some(id.into_boxed_str());
+            content.chars
+        }
+        Role::Assistant => {
+            let ContentOf::Assistant(content) = content(role)? else {
+                return Err(Error::invalid(at("content"), "unreadable content"));
+            };
+            read_assistant(&fields, &mut facts, content, text.as_deref_mut())?
+        }
+        Role::CompactionSummary => {
+            let summary = fields.required_raw_string("summary")?;
+            fields.optional_number("tokensBefore")?;
+            if let Some(t) = text.as_deref_mut() {
+                let s = summary.decode();
+                t.parts.push(format!(
+                    "[User]: {}{s}{}",
                     crate::compaction::summary::COMPACTION_SUMMARY_PREFIX,
                     crate::compaction::summary::COMPACTION_SUMMARY_SUFFIX
                 ));
-                let marks = fields.f.details.map(SummaryMarks::read).unwrap_or_default();
-                facts.summary = Some(Box::new(SummaryFacts {
-                    text: summary,
-                    marks,
-                }));
-                units
+                t.summary = Some(s);
             }
-            Role::BranchSummary => {
-                let summary = fields.required_string("summary")?;
-                facts.parts.push(format!(
-                    "[User]: {}{summary}{}",
+            let marks = fields.f.details.map(SummaryMarks::read).unwrap_or_default();
+            facts.summary = Some(Box::new(marks));
+            summary.utf16_len()
+        }
+        Role::BranchSummary => {
+            let summary = fields.required_raw_string("summary")?;
+            if let Some(t) = text.as_deref_mut() {
+                t.parts.push(format!(
+                    "[User]: {}{}{}",
                     crate::compaction::summary::BRANCH_SUMMARY_PREFIX,
+                    summary.decode(),
                     crate::compaction::summary::BRANCH_SUMMARY_SUFFIX
                 ));
-                crate::js_text::utf16_len(&summary)
             }
-            Role::BashExecution => {
-                let command = fields.required_raw_string("command")?;
-                let output = fields.required_raw_string("output")?;
-                let exclude = fields.optional_bool("excludeFromContext")?;
-                if exclude != Some(true) {
-                    let part = bash_execution_text(&command.decode(), &output.decode(), fields.f);
-                    fields.user_part(&mut facts.parts, &part);
-                }
-                command.utf16_len() + output.utf16_len()
+            summary.utf16_len()
+        }
+        Role::BashExecution => {
+            let command = fields.required_raw_string("command")?;
+            let output = fields.required_raw_string("output")?;
+            let exclude = fields.optional_bool("excludeFromContext")?;
+            if exclude != Some(true) && wants_text {
+                let part = bash_execution_text(&command.decode(), &output.decode(), fields.f);
+                user_part(&mut text, &part);
             }
-            Role::Other => 0,
-        };
-        facts.tokens = chars.div_ceil(4) as u64;
-        Ok(facts)
-    }
+            command.utf16_len() + output.utf16_len()
+        }
+        Role::Other => 0,
+    };
+    facts.tokens = chars.div_ceil(4) as u64;
+    Ok(facts)
 }
 
 /// Every field any known role has, as written (types are checked per role).
@@ -364,18 +503,6 @@ struct Fields<'a> {
 impl<'a> Fields<'a> {
     /// The known fields of a message object (the last copy of a repeated key wins, as in
     /// JavaScript); `null` counts as absent, as for an optional field.
-    fn read(reader: &mut json_scan::Reader<'a>, path: &str) -> Result<Fields<'a>> {
-        let mut f = Fields::default();
-        reader
-            .object(|key, r| {
-                let value = r.skip()?;
-                f.set(key.raw(), value);
-                Ok(())
-            })
-            .map_err(|e| Error::invalid(path, format!("not JSON data ({e})")))?;
-        Ok(f)
-    }
-
     fn set(&mut self, key: &str, value: Span<'a>) {
         let f = self;
         {
@@ -494,12 +621,6 @@ impl<'a> Checked<'_, 'a> {
             }),
         }
     }
-    /// pi renders user-like messages as `[User]: text` when the text is not empty.
-    fn user_part(&self, parts: &mut Vec<String>, text: &str) {
-        if !text.is_empty() {
-            parts.push(format!("[User]: {text}"));
-        }
-    }
 }
 
 impl SummaryMarks {
@@ -559,7 +680,8 @@ enum KnownBlock<'a> {
 
 /// Check a block; errors are reported at the block's path, naming the field in the
 /// message (as `AgentMessage`'s decoder does).
-fn read_block<'a>(reader: &mut json_scan::Reader<'a>, path: &str) -> Result<KnownBlock<'a>> {
+fn read_block<'a>(reader: &mut json_scan::Reader<'a>, at: Loc<'_>) -> Result<KnownBlock<'a>> {
+    let path = &at;
     let kind_of_block = reader
         .peek()
         .map_err(|e| Error::invalid(path, format!("not JSON data ({e})")))?;
@@ -691,27 +813,90 @@ struct ContentRead {
     text_units: usize,
 }
 
+/// An assistant's content blocks, read.
+#[derive(Default)]
+struct AssistantContent {
+    chars: usize,
+    /// No tool call and only blank text and thinking.
+    blank: bool,
+    has_text_block: bool,
+    texts: Vec<String>,
+    thinking: Vec<String>,
+    calls: Vec<String>,
+    ids: Vec<Box<str>>,
+    file_ops: Vec<(FileOpKind, Box<str>)>,
+}
+
+/// The content of a message, by role.
+enum ContentOf {
+    Plain(ContentRead),
+    Assistant(AssistantContent),
+    Skipped,
+}
+
+/// The content at `reader` (consumed), read as `role` reads it.
+fn read_content_of(
+    reader: &mut json_scan::Reader<'_>,
+    role: Role,
+    at: Loc<'_>,
+    wants_text: bool,
+) -> Result<ContentOf> {
+    Ok(match role {
+        Role::User | Role::Custom => ContentOf::Plain(read_content(
+            reader,
+            at,
+            if wants_text { usize::MAX } else { 0 },
+        )?),
+        Role::ToolResult => ContentOf::Plain(read_content(
+            reader,
+            at,
+            if wants_text {
+                crate::compaction::summary::TOOL_RESULT_MAX_CHARS
+            } else {
+                0
+            },
+        )?),
+        Role::Assistant => ContentOf::Assistant(read_assistant_content(reader, at, wants_text)?),
+        _ => {
+            reader
+                .skip()
+                .map_err(|e| Error::invalid(&at, format!("not JSON data ({e})")))?;
+            ContentOf::Skipped
+        }
+    })
+}
+
 /// `string | (TextContent | ImageContent | ...)[]`: errors inside are reported at the
 /// content's path (it is one of two shapes, as `AgentMessage`'s untagged decoder says).
 /// Only the first `keep_units` characters of the text are decoded (a tool result shows
 /// 2,000 in a summary request; its length is counted whole).
-fn read_content(content: Span<'_>, path: &str, keep_units: usize) -> Result<ContentRead> {
-    if let Some(s) = content.as_str() {
-        let units = s.utf16_len();
-        return Ok(ContentRead {
-            chars: units,
-            text: s.decode_prefix(keep_units),
-            text_units: units,
-        });
-    }
-    if content.kind != Kind::Array {
-        return Err(Error::invalid(
-            path,
-            format!(
-                "data did not match any variant of untagged enum Content (expected a string or an array of blocks, got {})",
-                content.kind.describe()
-            ),
-        ));
+fn read_content(
+    reader: &mut json_scan::Reader<'_>,
+    at: Loc<'_>,
+    keep_units: usize,
+) -> Result<ContentRead> {
+    let path = &at;
+    let not_json = |e: json_scan::ScanError| Error::invalid(path, format!("not JSON data ({e})"));
+    match reader.peek().map_err(not_json)? {
+        Kind::String => {
+            let s = reader.string().map_err(not_json)?;
+            let units = s.utf16_len();
+            return Ok(ContentRead {
+                chars: units,
+                text: s.decode_prefix(keep_units),
+                text_units: units,
+            });
+        }
+        Kind::Array => {}
+        other => {
+            return Err(Error::invalid(
+                path,
+                format!(
+                    "data did not match any variant of untagged enum Content (expected a string or an array of blocks, got {})",
+                    other.describe()
+                ),
+            ))
+        }
     }
     let mut read = ContentRead {
         chars: 0,
@@ -719,11 +904,8 @@ fn read_content(content: Span<'_>, path: &str, keep_units: usize) -> Result<Cont
         text_units: 0,
     };
     let mut failure = None;
-    let walked = content.reader().array(|i, r| {
-        if failure.is_some() {
-            return r.skip().map(|_| ());
-        }
-        match read_block(r, &format!("{path}[{i}]")) {
+    let walked = reader.array(|i, r| {
+        match read_block(r, at.index(i)) {
             Ok(KnownBlock::Text(t)) => {
                 let units = t.utf16_len();
                 read.chars += units;
@@ -742,28 +924,104 @@ fn read_content(content: Span<'_>, path: &str, keep_units: usize) -> Result<Cont
             }
             Err(other) => failure = Some(other),
         }
+        match failure {
+            Some(_) => Err(json_scan::ScanError { offset: 0, what: "stopped" }),
+            None => Ok(()),
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    walked.map_err(not_json)?;
+    Ok(read)
+}
+
+/// An assistant's content blocks: characters, tool calls, file operations, and (when
+/// asked) the texts of its parts.
+fn read_assistant_content(
+    reader: &mut json_scan::Reader<'_>,
+    at: Loc<'_>,
+    wants_text: bool,
+) -> Result<AssistantContent> {
+    let not_json = |e: json_scan::ScanError| Error::invalid(&at, format!("not JSON data ({e})"));
+    let kind = reader.peek().map_err(not_json)?;
+    if kind != Kind::Array {
+        return Err(Error::invalid(
+            &at,
+            format!("invalid type: {}, expected a sequence", kind.describe()),
+        ));
+    }
+    let mut c = AssistantContent {
+        blank: true,
+        ..AssistantContent::default()
+    };
+    let mut failure = None;
+    let walked = reader.array(|i, r| {
+        let block = match read_block(r, at.index(i)) {
+            Ok(b) => b,
+            Err(e) => {
+                failure = Some(e);
+                return Err(json_scan::ScanError {
+                    offset: 0,
+                    what: "stopped",
+                });
+            }
+        };
+        match block {
+            KnownBlock::Text(t) => {
+                c.chars += t.utf16_len();
+                c.blank &= t.is_blank();
+                c.has_text_block = true;
+                if wants_text {
+                    c.texts.push(t.decode());
+                }
+            }
+            KnownBlock::Thinking {
+                thinking: t,
+                signed,
+            } => {
+                c.chars += t.utf16_len();
+                c.blank &= t.is_blank() && !signed;
+                if wants_text {
+                    c.thinking.push(t.decode());
+                }
+            }
+            KnownBlock::ToolCall {
+                id,
+                name,
+                arguments,
+            } => {
+                c.blank = false;
+                // JSON.stringify(arguments).length: the arguments' own text
+                c.chars += name.utf16_len() + crate::js_text::utf16_len(arguments.text);
+                let name = name.decode();
+                c.ids.push(id.decode().into_boxed_str());
+                if wants_text {
+                    c.calls.push(tool_call_text(&name, arguments));
+                }
+                if let Some(op) = file_op(&name, arguments) {
+                    c.file_ops.push(op);
+                }
+            }
+            KnownBlock::Image => {}
+            KnownBlock::Other => c.blank = false,
+        }
         Ok(())
     });
     if let Some(e) = failure {
         return Err(e);
     }
-    walked.map_err(|e| Error::invalid(path, format!("not JSON data ({e})")))?;
-    Ok(read)
+    walked.map_err(not_json)?;
+    Ok(c)
 }
 
-/// An assistant message: tokens, usage, stop reason, tool calls, file ops, parts.
-fn read_assistant(fields: &Checked<'_, '_>, facts: &mut MessageFacts) -> Result<usize> {
-    let content = fields.required("content")?;
-    let content_path = fields.at("content");
-    if content.kind != Kind::Array {
-        return Err(Error::invalid(
-            &content_path,
-            format!(
-                "invalid type: {}, expected a sequence",
-                content.kind.describe()
-            ),
-        ));
-    }
+/// An assistant message's other fields, and its facts and parts from its content.
+fn read_assistant(
+    fields: &Checked<'_, '_>,
+    facts: &mut MessageFacts,
+    content: AssistantContent,
+    text: Option<&mut MessageText>,
+) -> Result<usize> {
     for name in ["api", "provider", "model", "errorMessage"] {
         fields.optional_string(name)?;
     }
@@ -773,82 +1031,28 @@ fn read_assistant(fields: &Checked<'_, '_>, facts: &mut MessageFacts) -> Result<
     if let Some(u) = fields.f.usage {
         facts.usage_tokens = Some(read_usage(u, &fields.at("usage"))?);
     }
-    let mut chars = 0usize;
-    let mut thinking: Vec<String> = Vec::new();
-    let mut texts: Vec<String> = Vec::new();
-    let mut has_text_block = false;
-    let mut calls: Vec<String> = Vec::new();
-    let mut blank = true;
-    let mut failure = None;
-    let walked = content.reader().array(|i, r| {
-        if failure.is_some() {
-            return r.skip().map(|_| ());
+    facts.empty_assistant = content.blank;
+    facts.tool_call_ids = content.ids;
+    facts.file_ops = content.file_ops;
+    if let Some(t) = text {
+        if !content.thinking.is_empty() {
+            t.parts.push(format!(
+                "[Assistant thinking]: {}",
+                content.thinking.join("\n")
+            ));
         }
-        let block = match read_block(r, &format!("{content_path}[{i}]")) {
-            Ok(b) => b,
-            Err(e) => {
-                failure = Some(e);
-                return Ok(());
-            }
-        };
-        match block {
-            KnownBlock::Text(t) => {
-                chars += t.utf16_len();
-                let text = t.decode();
-                blank &= text.trim().is_empty();
-                has_text_block = true;
-                texts.push(text);
-            }
-            KnownBlock::Thinking {
-                thinking: t,
-                signed,
-            } => {
-                chars += t.utf16_len();
-                let text = t.decode();
-                blank &= text.trim().is_empty() && !signed;
-                thinking.push(text);
-            }
-            KnownBlock::ToolCall {
-                id,
-                name,
-                arguments,
-            } => {
-                blank = false;
-                // JSON.stringify(arguments).length: the arguments' own text
-                chars += name.utf16_len() + crate::js_text::utf16_len(arguments.text);
-                let name = name.decode();
-                facts.tool_call_ids.push(id.decode().into_boxed_str());
-                calls.push(tool_call_text(&name, arguments));
-                if let Some(op) = file_op(&name, arguments) {
-                    facts.file_ops.push(op);
-                }
-            }
-            KnownBlock::Image => {}
-            KnownBlock::Other => blank = false,
+        if content.has_text_block {
+            t.parts
+                .push(format!("[Assistant]: {}", content.texts.join("\n")));
         }
-        Ok(())
-    });
-    if let Some(e) = failure {
-        return Err(e);
+        if !content.calls.is_empty() {
+            t.parts.push(format!(
+                "[Assistant tool calls]: {}",
+                content.calls.join("; ")
+            ));
+        }
     }
-    walked.map_err(|e| Error::invalid(&content_path, format!("not JSON data ({e})")))?;
-    facts.empty_assistant = blank;
-    if !thinking.is_empty() {
-        facts
-            .parts
-            .push(format!("[Assistant thinking]: {}", thinking.join("\n")));
-    }
-    if has_text_block {
-        facts
-            .parts
-            .push(format!("[Assistant]: {}", texts.join("\n")));
-    }
-    if !calls.is_empty() {
-        facts
-            .parts
-            .push(format!("[Assistant tool calls]: {}", calls.join("; ")));
-    }
-    Ok(chars)
+    Ok(content.chars)
 }
 
 /// `calculateContextTokens(usage)`, the usage's number fields checked.

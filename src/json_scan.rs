@@ -153,6 +153,17 @@ impl<'a> Reader<'a> {
         Reader { text, i: 0 }
     }
 
+    /// Where the next value starts (after any whitespace).
+    pub fn position(&mut self) -> usize {
+        self.skip_ws();
+        self.i
+    }
+
+    /// The text consumed since `start` (a [`Reader::position`]).
+    pub fn since(&self, start: usize) -> &'a str {
+        &self.text[start.min(self.i)..self.i]
+    }
+
     fn bytes(&self) -> &'a [u8] {
         self.text.as_bytes()
     }
@@ -187,56 +198,74 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// The end of the string starting at `i`, counting its UTF-16 units, 8 bytes at a time
-    /// where they hold no quote and no backslash (most text).
+    /// The end of the string starting at `i`, counting its UTF-16 units. Eight bytes at
+    /// a time: the first quote or backslash of a word is found with bit tricks, the units
+    /// of the bytes before it are counted together.
     fn string_at(&self, i: usize) -> Result<(usize, usize, bool)> {
         const ONES: u64 = 0x0101_0101_0101_0101;
         const HIGHS: u64 = 0x8080_8080_8080_8080;
-        let has = |w: u64, byte: u8| {
+        // the high bit of each byte equal to `byte` (exact for the lowest such byte)
+        let flag = |w: u64, byte: u8| {
             let x = w ^ (ONES * byte as u64);
-            x.wrapping_sub(ONES) & !x & HIGHS != 0
+            x.wrapping_sub(ONES) & !x & HIGHS
+        };
+        // UTF-16 units of the bytes whose high bits are in `keep`: every byte but UTF-8
+        // continuation bytes (10xxxxxx) counts one, a 4-byte lead (11110xxx) one more
+        let units_of = |w: u64, keep: u64| {
+            let n = (keep & HIGHS).count_ones() as usize;
+            if w & keep == 0 {
+                return n;
+            }
+            let continuation = w & HIGHS & !((w << 1) & HIGHS) & keep;
+            let four = w & (w << 1) & (w << 2) & (w << 3) & HIGHS & keep;
+            n - continuation.count_ones() as usize + four.count_ones() as usize
         };
         let b = self.bytes();
         let mut j = i + 1;
         let mut units = 0usize;
         let mut escaped = false;
-        while j < b.len() {
-            if let Some(chunk) = b.get(j..j + 8) {
-                let w = u64::from_le_bytes(chunk.try_into().unwrap_or([b'"'; 8]));
-                if !has(w, b'"') && !has(w, b'\\') {
+        loop {
+            let c = if let Some(chunk) = b.get(j..j + 8) {
+                let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+                let special = flag(w, b'"') | flag(w, b'\\');
+                if special == 0 {
+                    units += units_of(w, HIGHS);
                     j += 8;
-                    units += if w & HIGHS == 0 {
-                        8
-                    } else {
-                        // UTF-16 units: every byte but UTF-8 continuation bytes (10xxxxxx)
-                        // counts one, a 4-byte lead (11110xxx) one more
-                        let continuation = w & HIGHS & !((w << 1) & HIGHS);
-                        let four = w & (w << 1) & (w << 2) & (w << 3) & HIGHS;
-                        8 - continuation.count_ones() as usize + four.count_ones() as usize
-                    };
                     continue;
                 }
-            }
-            let c = b[j];
+                let k = special.trailing_zeros() as usize / 8;
+                // the bytes before the first quote or backslash (mask of their high bits)
+                units += units_of(w, HIGHS & ((1u64 << (8 * k)) - 1).wrapping_add(0));
+                j += k;
+                b[j]
+            } else {
+                match b.get(j) {
+                    Some(&c) => {
+                        if c != b'"' && c != b'\\' {
+                            j += 1;
+                            units += match c {
+                                0x80..=0xBF => 0,
+                                0xF0..=0xFF => 2,
+                                _ => 1,
+                            };
+                            continue;
+                        }
+                        c
+                    }
+                    None => return err(i, "unterminated string"),
+                }
+            };
             if c == b'"' {
                 return Ok((j + 1, units, escaped));
             }
-            if c == b'\\' {
-                escaped = true;
-                j += if b.get(j + 1) == Some(&b'u') { 6 } else { 2 };
-                units += 1;
-            } else {
-                // one byte at a time (a chunk may have ended inside a character): a
-                // continuation byte counts nothing, a 4-byte lead two units
-                j += 1;
-                units += match c {
-                    0x80..=0xBF => 0,
-                    0xF0..=0xFF => 2,
-                    _ => 1,
-                };
+            // a backslash: \uXXXX or a two-character escape, one unit either way
+            escaped = true;
+            j += if b.get(j + 1) == Some(&b'u') { 6 } else { 2 };
+            units += 1;
+            if j > b.len() {
+                return err(i, "unterminated string");
             }
         }
-        err(i, "unterminated string")
     }
 
     /// Consume a string.
@@ -412,6 +441,41 @@ impl<'a> JsonStr<'a> {
     /// escape is one unit, so a lone surrogate counts 1, as in JavaScript.
     pub fn utf16_len(&self) -> usize {
         self.units
+    }
+
+    /// Whether the string is empty or only whitespace (Rust's `trim`), decided mostly
+    /// from its first characters.
+    pub fn is_blank(&self) -> bool {
+        let b = self.raw.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            match b[i] {
+                b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+                b'\\' => match b.get(i + 1) {
+                    Some(b'n' | b't' | b'r' | b'f') => i += 2,
+                    Some(b'u') => {
+                        let c = self
+                            .raw
+                            .get(i + 2..i + 6)
+                            .and_then(|h| u32::from_str_radix(h, 16).ok());
+                        match c.and_then(char::from_u32) {
+                            Some(c) if c.is_whitespace() => i += 6,
+                            _ => return false,
+                        }
+                    }
+                    _ => return false,
+                },
+                c if c < 0x80 => return false,
+                _ => {
+                    let c = self.raw[i..].chars().next();
+                    match c {
+                        Some(c) if c.is_whitespace() => i += c.len_utf8(),
+                        _ => return false,
+                    }
+                }
+            }
+        }
+        true
     }
 
     /// The decoded string (a lone surrogate becomes U+FFFD: a Rust string cannot hold it).

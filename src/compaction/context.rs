@@ -185,7 +185,7 @@ impl DelegateContext {
                 let retained = self.facts[k]
                     .summary
                     .as_ref()
-                    .map_or(0, |s| s.marks.retained_messages);
+                    .map_or(0, |s| s.retained_messages);
                 k.saturating_add(1).saturating_add(retained)
             }
             None => 0,

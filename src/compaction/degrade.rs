@@ -95,14 +95,15 @@ fn carried_summary(prev: Option<&MessageFacts>, fresh: Option<String>) -> Option
     if fresh.is_some() {
         return fresh;
     }
-    let s = prev?.summary.as_ref()?;
-    if !s.marks.degraded {
-        return Some(s.text.clone());
+    let prev = prev?;
+    let marks = prev.summary.as_ref()?;
+    let text = prev.text().summary?;
+    if !marks.degraded {
+        return Some(text);
     }
-    let from = s.marks.carried_from?;
-    let (head, _) = utf16_prefix(&s.text, from);
-    s.text
-        .get(head.len()..)
+    let from = marks.carried_from?;
+    let (head, _) = utf16_prefix(&text, from);
+    text.get(head.len()..)
         .map(str::to_string)
         .filter(|t| !t.is_empty())
 }

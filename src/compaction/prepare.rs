@@ -98,10 +98,10 @@ impl FileOps {
     /// edited), as pi does from its previous compaction entry.
     pub fn add_summary(&mut self, facts: &MessageFacts) {
         if let Some(s) = &facts.summary {
-            for p in &s.marks.read_files {
+            for p in &s.read_files {
                 add_unique(&mut self.read, p);
             }
-            for p in &s.marks.modified_files {
+            for p in &s.modified_files {
                 add_unique(&mut self.edited, p);
             }
         }
@@ -201,9 +201,9 @@ impl CompactionPlan {
         self.cut.first_kept_entry_index..self.end
     }
     /// The previous summary's text.
-    pub fn previous_summary<'c>(&self, ctx: &'c DelegateContext) -> Option<&'c str> {
+    pub fn previous_summary(&self, ctx: &DelegateContext) -> Option<String> {
         let i = self.previous_summary_index?;
-        ctx.facts()[i].summary.as_ref().map(|s| s.text.as_str())
+        ctx.facts()[i].text().summary
     }
     /// pi's `extractFileOperations` (+ the split turn's prefix).
     pub fn file_ops(&self, ctx: &DelegateContext) -> FileOps {
@@ -357,7 +357,7 @@ pub fn prepare_compaction(
         retained_tail: plan.retained_range().into(),
         is_split_turn: plan.cut.is_split_turn,
         tokens_before: tokens_before(ctx, plan.end),
-        previous_summary: plan.previous_summary(ctx).map(str::to_string),
+        previous_summary: plan.previous_summary(ctx),
         file_ops: plan.file_ops(ctx),
         settings: settings.clone(),
         compactable_start: plan.compactable_start,
@@ -419,7 +419,7 @@ pub fn compaction_plans(
                     is_split_turn: plan.cut.is_split_turn,
                     history_end: plan.history_end,
                     tokens_before: tokens_before(ctx, end),
-                    previous_summary: plan.previous_summary(ctx).map(str::to_string),
+                    previous_summary: plan.previous_summary(ctx),
                     file_ops: plan.file_ops(ctx),
                 },
             }

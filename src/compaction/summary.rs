@@ -185,11 +185,11 @@ impl std::fmt::Display for Truncation<'_> {
 /// pi's `serializeConversation(convertToLlm(messages))` of a context's messages.
 pub fn serialize_facts<'f>(facts: impl IntoIterator<Item = &'f MessageFacts>) -> String {
     let mut out = String::new();
-    for part in facts.into_iter().flat_map(|f| f.parts.iter()) {
+    for part in facts.into_iter().flat_map(MessageFacts::parts) {
         if !out.is_empty() {
             out.push_str("\n\n");
         }
-        out.push_str(part);
+        out.push_str(&part);
     }
     out
 }
@@ -203,11 +203,7 @@ pub fn serialize_conversation(messages: &[AgentMessage]) -> crate::Result<String
 /// pi's conversation parts of `messages` (pi joins them with a blank line).
 pub fn conversation_parts(messages: &[AgentMessage]) -> crate::Result<Vec<String>> {
     let ctx = super::context::DelegateContext::from_messages(messages)?;
-    Ok(ctx
-        .facts()
-        .iter()
-        .flat_map(|f| f.parts.iter().cloned())
-        .collect())
+    Ok(ctx.facts().iter().flat_map(MessageFacts::parts).collect())
 }
 
 // ---------------------------------------------------------------- the request
@@ -245,7 +241,7 @@ pub struct SummaryRequest {
 pub struct SummaryRequestSpec<'a> {
     pub kind: SummaryKind,
     /// The conversation parts of the messages to summarize (pi's `serializeConversation`).
-    pub parts: Vec<&'a String>,
+    pub parts: Vec<String>,
     /// The delegate's task brief, shown as context when the messages do not include it
     /// (the summary's "## Goal" comes from it).
     pub brief: Option<&'a str>,
@@ -413,10 +409,7 @@ pub fn build_summary_request(spec: &SummaryRequestSpec<'_>) -> Option<SummaryReq
     let whole = joined_len(&spec.parts);
     let mut omitted = 0;
     let shortened: Option<Vec<String>> = (whole > conv_budget).then(|| {
-        let (parts, _, dropped) = fit_parts(
-            spec.parts.iter().map(|p| p.to_string()).collect(),
-            conv_budget,
-        );
+        let (parts, _, dropped) = fit_parts(spec.parts.clone(), conv_budget);
         omitted = dropped;
         parts
     });
@@ -552,7 +545,7 @@ mod tests {
         for window in [3000u64, 8192, 32000, 128000] {
             let spec = SummaryRequestSpec {
                 kind: SummaryKind::History,
-                parts: big.iter().collect(),
+                parts: big.clone(),
                 brief: Some("the task"),
                 previous_summary: Some(&"p".repeat(50_000)),
                 custom_instructions: None,
@@ -575,7 +568,7 @@ mod tests {
         }
         let tiny = SummaryRequestSpec {
             kind: SummaryKind::History,
-            parts: big.iter().collect(),
+            parts: big.clone(),
             brief: None,
             previous_summary: None,
             custom_instructions: None,
@@ -592,7 +585,7 @@ mod tests {
         let ms = conversation_parts(&[m(json!({"role": "user", "content": "hello"}))]).unwrap();
         let spec = SummaryRequestSpec {
             kind: SummaryKind::History,
-            parts: ms.iter().collect(),
+            parts: ms.clone(),
             brief: None,
             previous_summary: Some("prev"),
             custom_instructions: None,
@@ -618,7 +611,7 @@ mod tests {
         let ms = conversation_parts(&[m(json!({"role": "user", "content": "hello"}))]).unwrap();
         let spec = SummaryRequestSpec {
             kind: SummaryKind::History,
-            parts: ms.iter().collect(),
+            parts: ms.clone(),
             brief: Some("Audit src/ for unsafe casts"),
             previous_summary: None,
             custom_instructions: None,

@@ -419,13 +419,17 @@ pub fn assess(
         return Ok(a);
     }
     let previous = plan.previous_summary(ctx);
-    let brief = facts[0].user_text.as_deref();
+    let brief = facts[0].text().user_text;
     let spec = |kind, range: std::ops::Range<usize>| SummaryRequestSpec {
         kind,
         // the brief as context, unless the messages start with it (a split first turn)
-        brief: if range.start == 0 { None } else { brief },
-        parts: facts[range].iter().flat_map(|f| f.parts.iter()).collect(),
-        previous_summary: previous,
+        brief: if range.start == 0 {
+            None
+        } else {
+            brief.as_deref()
+        },
+        parts: facts[range].iter().flat_map(MessageFacts::parts).collect(),
+        previous_summary: previous.as_deref(),
         custom_instructions: options.custom_instructions.as_deref(),
         reserve_tokens: budget.request_headroom as f64,
         model_max_tokens: options
@@ -492,10 +496,11 @@ pub fn compose_compacted(
     let (read, modified) = plan.file_ops(ctx).file_lists();
     // pi says "No prior history." when a split turn has nothing before it; a previous
     // summary is that history (pi #2608: never lose what was kept).
+    let previous = plan.previous_summary(ctx);
     let history = if needs_history {
         history_text
     } else {
-        plan.previous_summary(ctx)
+        previous.as_deref()
     };
     let summary = combine_summary(prefix_text, history, &read, &modified);
     let retained = plan.retained_range();
@@ -568,7 +573,7 @@ pub fn quick_unchanged(
     let fresh = match last_summary {
         Some((k, f)) if k < len => k
             .saturating_add(1)
-            .saturating_add(f.summary.as_ref().map_or(0, |s| s.marks.retained_messages)),
+            .saturating_add(f.summary.as_ref().map_or(0, |s| s.retained_messages)),
         _ => 0,
     };
     let threshold = threshold(budget, options);

@@ -76,6 +76,15 @@ pub fn js_to_value(value: JsValue, path: &str) -> Result<Value, JsValue> {
     js_to_value_core(&value, path, false).map_err(|e| to_js_error(&e))
 }
 
+#[wasm_bindgen(inline_js = r#"
+const dc_finite = (k, x) => (typeof x === "number" && !Number.isFinite(x) ? String(x) : x);
+export function dc_stringify_strict(v) { return JSON.stringify(v, dc_finite); }
+"#)]
+extern "C" {
+    #[wasm_bindgen(catch)]
+    fn dc_stringify_strict(v: &JsValue) -> Result<JsValue, JsValue>;
+}
+
 /// The JSON text `JSON.stringify` writes for `value` (`None` for `undefined` and values
 /// JSON has no text for). With `strict_numbers`, `Infinity` and `NaN` are written as
 /// strings, so that decoding them as numbers fails with the path of the bad value.
@@ -88,17 +97,9 @@ pub fn json_text(
         return Ok(None);
     }
     let text = if strict_numbers {
-        let replacer =
-            Closure::<dyn Fn(JsValue, JsValue) -> JsValue>::new(|_k: JsValue, v: JsValue| match v
-                .as_f64()
-            {
-                Some(x) if !x.is_finite() => JsValue::from_str(&x.to_string()),
-                _ => v,
-            });
-        let f: &js_sys::Function = replacer.as_ref().unchecked_ref();
-        js_sys::JSON::stringify_with_replacer(value, f)
+        dc_stringify_strict(value)
     } else {
-        js_sys::JSON::stringify(value)
+        js_sys::JSON::stringify(value).map(JsValue::from)
     };
     let text = text
         .map_err(|e| Error::invalid(path, format!("not JSON data ({})", describe_js_error(&e))))?;
@@ -139,7 +140,26 @@ fn describe_js_error(e: &JsValue) -> String {
 /// numbers are rejected (they have no JSON form and no meaning as sizes or indices).
 pub fn from_js<T: DeserializeOwned>(value: JsValue, path: &str) -> Result<T, JsValue> {
     let v = js_to_value_core(&value, path, true).map_err(|e| to_js_error(&e))?;
-    crate::message::decode_at(v, path).map_err(|e| to_js_error(&e))
+    crate::message::decode_at(v, path).map_err(|e| to_js_error(&non_finite_wording(e)))
+}
+
+/// A non-finite number reaches the decoder as its text (`"NaN"`): say what it was.
+fn non_finite_wording(e: Error) -> Error {
+    match e {
+        Error::InvalidInput { path, message } => {
+            let bad = ["\"NaN\"", "\"Infinity\"", "\"-Infinity\""]
+                .into_iter()
+                .find(|t| message.contains(&format!("string {t}")));
+            match bad {
+                Some(t) => Error::invalid(
+                    path,
+                    format!("expected a finite number, got {}", t.trim_matches('"')),
+                ),
+                None => Error::InvalidInput { path, message },
+            }
+        }
+        other => other,
+    }
 }
 
 /// A core error as a JavaScript `Error`: `name` `DelegateContextError`, `code`,
