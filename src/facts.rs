@@ -180,7 +180,29 @@ pub struct MessageFacts {
     pub summary: Option<Box<SummaryMarks>>,
     /// The message's JSON text: its characters (the summary request's text, the brief,
     /// a previous summary) are read from it only when they are needed.
-    pub raw: Box<str>,
+    pub raw: RawText,
+}
+
+/// A message's JSON text: a range of the text it was read from (shared by the messages
+/// read together, never copied).
+#[derive(Clone, Debug, Default)]
+pub struct RawText {
+    text: std::rc::Rc<str>,
+    start: u32,
+    end: u32,
+}
+
+impl RawText {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        self.text.get(self.start as usize..self.end as usize).unwrap_or("")
+    }
+}
+
+impl PartialEq for RawText {
+    fn eq(&self, other: &RawText) -> bool {
+        self.as_str() == other.as_str()
+    }
 }
 
 /// The characters of a message, read from its text on request.
@@ -198,9 +220,9 @@ impl MessageFacts {
     /// The message's characters (parts, user text, summary), read again from its text.
     pub fn text(&self) -> MessageText {
         let mut text = MessageText::default();
-        let mut reader = json_scan::Reader::new(&self.raw);
+        let mut reader = json_scan::Reader::new(self.raw.as_str());
         // the text was read once already: it cannot fail now
-        let _ = read_message(&mut reader, "message", Some(&mut text));
+        let _ = read_message(&mut reader, "message", Some(&mut text), None);
         text
     }
 
@@ -264,17 +286,23 @@ impl MessageFacts {
 
     /// Read one message from its JSON text; `path` names it in errors (`messages[3]`).
     pub fn from_json(text: &str, path: &str) -> Result<MessageFacts> {
-        let mut reader = json_scan::Reader::new(text);
-        let facts = Self::read(&mut reader, path)?;
+        let shared: std::rc::Rc<str> = std::rc::Rc::from(text);
+        let mut reader = json_scan::Reader::new(&shared);
+        let facts = read_message(&mut reader, path, None, Some(&shared))?;
         reader
             .finish()
             .map_err(|e| Error::invalid(path, format!("not JSON data ({e})")))?;
         Ok(facts)
     }
 
-    /// Read the message at `reader` (consuming it).
-    pub fn read(reader: &mut json_scan::Reader<'_>, path: &str) -> Result<MessageFacts> {
-        read_message(reader, path, None)
+    /// Read the message at `reader` (consuming it); `text` is the whole text the reader
+    /// reads (the message keeps a range of it).
+    pub fn read(
+        reader: &mut json_scan::Reader<'_>,
+        text: &std::rc::Rc<str>,
+        path: &str,
+    ) -> Result<MessageFacts> {
+        read_message(reader, path, None, Some(text))
     }
 }
 
@@ -288,6 +316,7 @@ fn read_message(
     reader: &mut json_scan::Reader<'_>,
     path: &str,
     mut text: Option<&mut MessageText>,
+    shared: Option<&std::rc::Rc<str>>,
 ) -> Result<MessageFacts> {
     let not_json = |e: json_scan::ScanError| Error::invalid(path, format!("not JSON data ({e})"));
     let kind = reader.peek().map_err(not_json)?;
@@ -338,7 +367,7 @@ fn read_message(
         return Err(e);
     }
     walked.map_err(not_json)?;
-    let raw = reader.since(start);
+    let end = reader.position_after();
     let at = |field: &str| format!("{path}.{field}");
     let role = match fields.role {
         None => return Err(Error::invalid(at("role"), "missing field `role`")),
@@ -360,10 +389,13 @@ fn read_message(
         empty_assistant: false,
         file_ops: Vec::new(),
         summary: None,
-        raw: if wants_text {
-            Box::from("")
-        } else {
-            Box::from(raw)
+        raw: match shared {
+            Some(text) => RawText {
+                text: text.clone(),
+                start: start as u32,
+                end: end as u32,
+            },
+            None => RawText::default(),
         },
     };
     if role == Role::Other {

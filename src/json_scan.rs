@@ -159,9 +159,9 @@ impl<'a> Reader<'a> {
         self.i
     }
 
-    /// The text consumed since `start` (a [`Reader::position`]).
-    pub fn since(&self, start: usize) -> &'a str {
-        &self.text[start.min(self.i)..self.i]
+    /// Where the reader stands (after the last value consumed).
+    pub fn position_after(&self) -> usize {
+        self.i
     }
 
     fn bytes(&self) -> &'a [u8] {

@@ -327,7 +327,7 @@ impl DelegateContextHandle {
         &self,
         #[wasm_bindgen(unchecked_param_type = "TurnConfig")] config: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let config = throw(TurnConfig::read(&config, "config"))?;
+        let config = throw(TurnConfig::decode(&config, "config"))?;
         let ctx = self.inner.borrow();
         let turn = throw(Turn::begin(
             ctx.core(),
@@ -350,7 +350,7 @@ impl DelegateContextHandle {
     ) -> Result<JsValue, JsValue> {
         self.check_idle()?;
         let answer: SummaryAnswer = super::turn::answer_of(&config)?;
-        let config = throw(TurnConfig::read(&config, "config"))?;
+        let config = throw(TurnConfig::decode(&config, "config"))?;
         let mut ctx = self.inner.borrow_mut();
         let out = throw(crate::compaction::turn::complete_turn(
             ctx.core(),
@@ -375,7 +375,7 @@ impl DelegateContextHandle {
     ) -> js_sys::Promise {
         let driver = self
             .check_idle()
-            .and_then(|()| TurnDriver::read(&config, "config").map_err(|e| to_js_error(&e)));
+            .and_then(|()| TurnDriver::decode(&config, "config").map_err(|e| to_js_error(&e)));
         let inner = self.inner.clone();
         let busy = self.busy.clone();
         wasm_bindgen_futures::future_to_promise(async move {

@@ -40,12 +40,13 @@ pub fn facts_of_range(
     let Some(text) = text.as_string() else {
         return Err(Error::invalid(array.path_of(from), "not JSON data"));
     };
+    let text: std::rc::Rc<str> = std::rc::Rc::from(text);
     let mut reader = json_scan::Reader::new(&text);
     let mut facts = Vec::with_capacity(to - from);
     let mut failure = None;
     let walked = reader.array(|k, r| {
         if failure.is_none() {
-            match MessageFacts::read(r, &array.path_of(from + k)) {
+            match MessageFacts::read(r, &text, &array.path_of(from + k)) {
                 Ok(f) => facts.push(f),
                 Err(e) => failure = Some(e),
             }

@@ -68,6 +68,19 @@ pub struct TurnConfig {
 }
 
 impl TurnConfig {
+    /// Decode a configuration object as a whole (one `JSON.stringify`; callbacks and
+    /// signals on it are not read). `options.now` defaults to `Date.now()`.
+    pub fn decode(config: &JsValue, path: &str) -> Result<TurnConfig, Error> {
+        if !host::is_object(config) {
+            return Err(Error::invalid(path, "expected an object"));
+        }
+        let mut config: TurnConfig = decode_value(config.clone(), path)?;
+        if config.options.now.is_none() {
+            config.options.now = Some(js_sys::Date::now());
+        }
+        Ok(config)
+    }
+
     /// Read `budget`, `modelId` and `options` of `input` (the rest of it, messages or
     /// callbacks, is not touched). `options.now` defaults to `Date.now()`.
     pub fn read(input: &JsValue, path: &str) -> Result<TurnConfig, Error> {
@@ -125,9 +138,18 @@ pub struct TurnDriver {
 }
 
 impl TurnDriver {
-    /// Read `summarize`, `signal` and the [`TurnConfig`] of `input`.
+    /// Read `summarize`, `signal` and the [`TurnConfig`] of `input` (which may hold the
+    /// messages too: its fields are read one by one).
     pub fn read(input: &JsValue, path: &str) -> Result<TurnDriver, Error> {
-        let config = TurnConfig::read(input, path)?;
+        Self::with_config(input, path, TurnConfig::read(input, path)?)
+    }
+
+    /// [`TurnDriver::read`] for a configuration that holds no messages (decoded whole).
+    pub fn decode(config: &JsValue, path: &str) -> Result<TurnDriver, Error> {
+        Self::with_config(config, path, TurnConfig::decode(config, path)?)
+    }
+
+    fn with_config(input: &JsValue, path: &str, config: TurnConfig) -> Result<TurnDriver, Error> {
         let summarize = function_arg(host::prop(input, "summarize", path)?, "summarize")?;
         let signal = host::prop(input, "signal", path)?;
         Ok(TurnDriver {
