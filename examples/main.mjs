@@ -130,15 +130,13 @@ export async function runDemo({ outDir = resolve(root, "target/demo"), write = c
   write(`  ${shown(files.session)}: the ${largest.agent} ${largest.alias} delegate's ${largest.messages.length} pi messages, as a pi session (its whole transcript; compaction changed only what each request carried)`);
   write(`  To look at them in the inspector: bash scripts/main.sh --serve (or node examples/main.mjs --serve) and open the URLs it prints.`);
 
-  return { dc, results, events: t.events, files, rows: finalRows, liveList, rebuiltList, sameList, sameReports, parentContext, aliases: t.aliases };
+  return { results, events: t.events, files, rows: finalRows, liveList, rebuiltList, sameList, sameReports, parentContext, aliases: t.aliases };
 }
 
-/** The inspector's URLs for the demo's files (the gpt-4 preset has the small-8k budget). */
-export function inspectorUrls(base, files) {
-  return Object.values(files).map((f) => {
-    const path = relative(root, f).split(sep).join("/");
-    return `${base}/www/index.html?transcript=/${path}&model=gpt-4`;
-  });
+/** The inspector's URL for a file under the served root (the gpt-4 preset has the small-8k budget). */
+function inspectorUrl(base, file) {
+  const path = relative(root, file).split(sep).join("/");
+  return path.startsWith("../") ? `(${file} is outside the served root: use an --out under the repository)` : `${base}/www/index.html?transcript=/${path}&model=gpt-4`;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
@@ -148,7 +146,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   if (args.includes("--serve")) {
     const { url } = await serve(root, opt("--port") === undefined ? 8000 : Number(opt("--port")));
     console.log(`\nServing ${root} on ${url} (Ctrl-C stops). The inspector, with the demo's files loaded:`);
-    for (const u of inspectorUrls(url, files)) console.log(`  ${u}`);
+    console.log(`  the transcript (delegations, resumable list, a resume's seed, the explorer chain's history):`);
+    console.log(`    ${inspectorUrl(url, files.transcript)}`);
+    console.log(`  the largest delegate's pi session (counted from its last provider usage, i.e. its last compacted request):`);
+    console.log(`    ${inspectorUrl(url, files.session)}`);
     console.log("(the gpt-4 preset's 8,192-token window gives the same budget as the demo's local/small-8k.)");
   }
 }
