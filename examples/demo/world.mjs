@@ -55,9 +55,9 @@ export const FILES = new Map([
 export const MODULE_PATHS = MODULES.map((m) => `src/modules/${m}.ts`);
 
 /**
- * What a provider does with a request: the request's size as pi estimates it (messages
- * + system prompt + tool schemas, chars / 4), and a 400 like a real provider's when it
- * does not fit the window with the output cap.
+ * The size of a request as the provider receives it, estimated as pi does (messages
+ * + system prompt + tool schemas, chars / 4). The demo's provider answers a 400 when
+ * this plus the output cap exceeds the model's window (examples/demo/delegate.mjs).
  */
 export function requestTokens(dc, context) {
   const messages = context.messages.reduce((n, m) => n + dc.estimateTokens(m), 0);
