@@ -195,7 +195,9 @@ pub struct RawText {
 impl RawText {
     /// The text.
     pub fn as_str(&self) -> &str {
-        self.text.get(self.start as usize..self.end as usize).unwrap_or("")
+        self.text
+            .get(self.start as usize..self.end as usize)
+            .unwrap_or("")
     }
 }
 

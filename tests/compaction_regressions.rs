@@ -120,3 +120,33 @@ fn a_calibrated_compaction_lands_below_hard_limit_in_provider_terms() {
         3 * after
     );
 }
+
+#[test]
+fn a_read_larger_than_the_window_fails_at_once_without_a_summary_request() {
+    // [brief, read call, a 16k-token result] on an 8k model: no summary can make it fit
+    // and the newest unit (the call with its result) does not fit even alone
+    let budget = context_budget(&BudgetModel {
+        context_window: Some(8192.0),
+        max_tokens: Some(1024.0),
+        definition_max_tokens: None,
+    });
+    let ms = vec![
+        msg(json!({"role": "user", "content": "Read the big file.", "timestamp": 1})),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "big"}}], "stopReason": "toolUse"}),
+        ),
+        msg(
+            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "x".repeat(64_000)}], "isError": false}),
+        ),
+    ];
+    let ctx = delegate_context::compaction::DelegateContext::from_messages(&ms).unwrap();
+    let opts = DelegateTurnOptions::default();
+    let turn =
+        delegate_context::compaction::Turn::begin(&ctx, &budget, "local/small", &opts).unwrap();
+    match turn.next(&ctx) {
+        Err(Error::SubagentContextOverflow { model_id, .. }) => assert_eq!(model_id, "local/small"),
+        other => {
+            panic!("expected SUBAGENT_CONTEXT_OVERFLOW before any summary request, got {other:?}")
+        }
+    }
+}

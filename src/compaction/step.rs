@@ -80,10 +80,29 @@ impl Reply {
             Reply::RunAborted => return Err(None),
         };
         if text.trim().is_empty() {
-            Err(Some("the summary came back empty".into()))
+            Err(Some(String::new())) // named by the request's kind (see `missing`)
         } else {
             Ok(text)
         }
+    }
+}
+
+/// Whether the compacted context cannot fit whatever the summary says: the brief and the
+/// retained messages alone reach the limit.
+fn summary_cannot_help(ctx: &DelegateContext, a: &Assessment) -> bool {
+    a.plan.as_ref().is_some_and(|p| {
+        ctx.tokens(0..1)
+            .saturating_add(ctx.tokens(p.retained_range()))
+            .saturating_add(a.overhead)
+            >= a.fit_limit
+    })
+}
+
+/// The failure of a summary that came back empty (or was not given).
+fn missing(kind: Option<SummaryKind>) -> String {
+    match kind {
+        Some(SummaryKind::TurnPrefix) => "the turn prefix summary is missing or empty".into(),
+        _ => "the history summary is missing or empty".into(),
     }
 }
 
@@ -137,8 +156,14 @@ impl Turn {
 
     /// Record the reply to the request [`Turn::next`] asked for last.
     pub fn reply(&mut self, reply: Reply) {
+        let kind = self
+            .assessment
+            .requests
+            .get(self.texts.len())
+            .map(|r| r.kind);
         match reply.into_summary() {
             Ok(text) => self.texts.push(text),
+            Err(Some(why)) if why.is_empty() => self.failure = Some(missing(kind)),
             Err(Some(why)) => self.failure = Some(why),
             Err(None) => self.aborted = true,
         }
@@ -158,14 +183,14 @@ impl Turn {
         }
         let kinds: Vec<SummaryKind> = self.assessment.requests.iter().map(|r| r.kind).collect();
         for kind in kinds {
-            let (text, what) = match kind {
-                SummaryKind::History => (history.clone(), "the history summary"),
-                SummaryKind::TurnPrefix => (turn_prefix.clone(), "the turn prefix summary"),
+            let text = match kind {
+                SummaryKind::History => history.clone(),
+                SummaryKind::TurnPrefix => turn_prefix.clone(),
             };
             match text.filter(|t| !t.trim().is_empty()) {
                 Some(t) => self.texts.push(t),
                 None => {
-                    self.failure = Some(format!("{what} is missing or empty"));
+                    self.failure = Some(missing(Some(kind)));
                     return;
                 }
             }
@@ -205,6 +230,15 @@ impl Turn {
                 None,
             ))?)),
             TurnAction::Summarize => {
+                if self.texts.is_empty() && summary_cannot_help(ctx, a) {
+                    // the brief and the retained turn alone are over the limit, and even the
+                    // degraded context would not fit: fail now, without a summary request
+                    if let Err(e) =
+                        degrade(degrade_input(None, DegradeReason::StillOverLimit, None))
+                    {
+                        return Err(e);
+                    }
+                }
                 if let Some(why) = &self.failure {
                     return Ok(Next::Done(degrade(degrade_input(
                         None,
