@@ -233,11 +233,7 @@ impl Turn {
                 if self.texts.is_empty() && summary_cannot_help(ctx, a) {
                     // the brief and the retained turn alone are over the limit, and even the
                     // degraded context would not fit: fail now, without a summary request
-                    if let Err(e) =
-                        degrade(degrade_input(None, DegradeReason::StillOverLimit, None))
-                    {
-                        return Err(e);
-                    }
+                    degrade(degrade_input(None, DegradeReason::StillOverLimit, None))?;
                 }
                 if let Some(why) = &self.failure {
                     return Ok(Next::Done(degrade(degrade_input(
