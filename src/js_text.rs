@@ -285,6 +285,29 @@ fn push_json(out: &mut String, v: &Value) {
     }
 }
 
+/// serde_json's output with numbers printed as ECMAScript's `Number::toString` prints
+/// them (`1e+21`, not `1e21`), so a value serialized here is the text `JSON.stringify`
+/// would write for it (apart from integer-like keys, which JavaScript orders first).
+struct JsFormatter;
+
+impl serde_json::ser::Formatter for JsFormatter {
+    fn write_f64<W: ?Sized + std::io::Write>(&mut self, w: &mut W, value: f64) -> std::io::Result<()> {
+        w.write_all(js_number_to_string(value).as_bytes())
+    }
+    fn write_f32<W: ?Sized + std::io::Write>(&mut self, w: &mut W, value: f32) -> std::io::Result<()> {
+        self.write_f64(w, value as f64)
+    }
+}
+
+/// A serializable value as JSON text, numbers printed as JavaScript prints them.
+pub fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
+    let mut out = Vec::with_capacity(128);
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, JsFormatter);
+    value.serialize(&mut ser)?;
+    // serde_json writes UTF-8 only
+    Ok(String::from_utf8(out).unwrap_or_default())
+}
+
 /// `JSON.stringify(value)` for a value that came from JavaScript.
 pub fn json_stringify(v: &Value) -> String {
     let mut out = String::new();

@@ -50,17 +50,13 @@ export interface DelegateContextError extends Error {
 "#
 );
 
-/// The serializer every export uses: plain objects for maps, `null` for missing values
-/// inside JSON data, numbers (not BigInt) for integers.
-pub fn serializer() -> serde_wasm_bindgen::Serializer {
-    serde_wasm_bindgen::Serializer::json_compatible()
-}
-
-/// Encode a core result for JavaScript.
+/// Encode a core result for JavaScript: its JSON text (numbers printed as JavaScript
+/// prints them), parsed by `JSON.parse`. One serializer for every export, and one
+/// crossing per result instead of one per property.
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    value
-        .serialize(&serializer())
-        .map_err(|e| to_js_error(&Error::invalid("(result)", e.to_string())))
+    let text = crate::js_text::to_json(value)
+        .map_err(|e| to_js_error(&Error::invalid("(result)", e.to_string())))?;
+    js_sys::JSON::parse(&text)
 }
 
 /// Any JS value as JSON data. `undefined` becomes `null`.
