@@ -66,7 +66,7 @@ pub struct ResumeCandidates {
     pub definition_binding: String,
 }
 
-/// Input of [`resolve_resume_binding`].
+/// Input of `resolveResumeBinding`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct BindingCandidates {

@@ -32,7 +32,8 @@ pub struct ResumeParameterSchema {
     #[serde(rename = "type")]
     #[tsify(type = "\"string\"")]
     pub kind: String,
-    /// [`RESUME_PARAMETER_DESCRIPTION`].
+    /// What the model reads: reuse requires the id, prose resumes nothing, no `model`
+    /// on a resume.
     pub description: String,
 }
 

@@ -34,7 +34,7 @@
 //! was still working (it becomes `interrupted`), and a `NO_HISTORY` answer the host never
 //! wrote down as a rejected Task row.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -109,6 +109,7 @@ struct Call {
     objective: String,
     model_id: Option<String>,
     status: RunStatus,
+    /// Transcript indices of its first and last copy.
     first_index: usize,
     last_index: usize,
 }
@@ -150,43 +151,59 @@ fn recorded_error_code(details: Option<&Map<String, Value>>) -> Option<&str> {
 /// row `i`'s index in the whole transcript (events and skips are placed by it).
 pub(crate) fn plan(rows: &[UiMessage], positions: Option<&[usize]>) -> RebuildPlan {
     let position = |i: usize| positions.and_then(|p| p.get(i)).copied().unwrap_or(i);
-    // 1. first and last copy of each Task call, in first-copy order.
-    let mut order: Vec<&str> = Vec::new();
-    let mut copies: HashMap<&str, (usize, usize)> = HashMap::new();
+    let mut plan = RebuildPlan::default();
+    let calls = read_calls(rows, &task_call_copies(rows), &position, &mut plan);
+    let roots = link_runs(&calls);
+    build_chains(rows, &calls, &roots, &mut plan);
+    // stable: at one index a run's start comes before its settle
+    plan.events.sort_by_key(|timed| timed.at);
+    plan.skips.sort_by_key(|skip| skip.index);
+    plan
+}
+
+/// Rule 1: each Task call's id with the row indices of its first and last copy, in
+/// first-copy order.
+fn task_call_copies(rows: &[UiMessage]) -> Vec<(&str, usize, usize)> {
+    let mut copies: Vec<(&str, usize, usize)> = Vec::new();
+    let mut at: HashMap<&str, usize> = HashMap::new();
     for (i, row) in rows.iter().enumerate() {
         if !row.is_task_row() {
             continue;
         }
         let id = row.task_call_id();
-        match copies.get_mut(id) {
-            Some((_, last)) => *last = i,
+        match at.get(id).and_then(|&k| copies.get_mut(k)) {
+            Some((_, _, last)) => *last = i,
             None => {
-                copies.insert(id, (i, i));
-                order.push(id);
+                at.insert(id, copies.len());
+                copies.push((id, i, i));
             }
         }
     }
-    let mut skips = Vec::new();
-    let mut skip = |index: usize, tool_call_id: &str, reason: RebuildSkipReason| {
-        skips.push(RebuildSkip {
-            index,
-            tool_call_id: tool_call_id.to_string(),
-            reason,
-        })
-    };
-    let mut events = Vec::new();
+    copies
+}
 
-    // 2–4 and 7. calls.
+/// Rules 2–4 and 7: the calls that recorded a delegation, from their last copy. Skipped
+/// calls and `NO_HISTORY` refusals go to `plan`.
+fn read_calls(
+    rows: &[UiMessage],
+    copies: &[(&str, usize, usize)],
+    position: &dyn Fn(usize) -> usize,
+    plan: &mut RebuildPlan,
+) -> Vec<Call> {
     let mut calls: Vec<Call> = Vec::new();
-    let mut call_of_delegation: HashMap<String, usize> = HashMap::new();
-    for id in order {
-        let Some(&(first_at, last_at)) = copies.get(id) else {
-            continue;
-        };
+    let mut seen_delegations: HashSet<&str> = HashSet::new();
+    for &(id, first_at, last_at) in copies {
         let Some(row) = rows.get(last_at) else {
             continue;
         };
         let (first_index, last_index) = (position(first_at), position(last_at));
+        let mut skip = |reason| {
+            plan.skips.push(RebuildSkip {
+                index: last_index,
+                tool_call_id: id.to_string(),
+                reason,
+            })
+        };
         let args = row.tool_args_object();
         let details = match &row.tool_result {
             Some(Value::Object(result)) => result.get("details").and_then(Value::as_object),
@@ -197,14 +214,14 @@ pub(crate) fn plan(rows: &[UiMessage], positions: Option<&[usize]>) -> RebuildPl
                 recorded_error_code(details),
                 str_at(args.as_ref(), "resume"),
             ) {
-                events.push(TimedEvent {
+                plan.events.push(TimedEvent {
                     at: last_index,
                     event: Event::NoHistory {
                         resume: resume.to_string(),
                     },
                 });
             }
-            skip(last_index, id, RebuildSkipReason::NoDelegationId);
+            skip(RebuildSkipReason::NoDelegationId);
             continue;
         };
         let agent = str_at(args.as_ref(), "agent")
@@ -212,14 +229,13 @@ pub(crate) fn plan(rows: &[UiMessage], positions: Option<&[usize]>) -> RebuildPl
             .map(normalize_agent_name)
             .unwrap_or_default();
         if agent.is_empty() {
-            skip(last_index, id, RebuildSkipReason::NoAgent);
+            skip(RebuildSkipReason::NoAgent);
             continue;
         }
-        if call_of_delegation.contains_key(delegation_id) {
-            skip(last_index, id, RebuildSkipReason::DuplicateDelegationId);
+        if !seen_delegations.insert(delegation_id) {
+            skip(RebuildSkipReason::DuplicateDelegationId);
             continue;
         }
-        call_of_delegation.insert(delegation_id.to_string(), calls.len());
         calls.push(Call {
             tool_call_id: id.to_string(),
             delegation_id: delegation_id.to_string(),
@@ -236,8 +252,17 @@ pub(crate) fn plan(rows: &[UiMessage], positions: Option<&[usize]>) -> RebuildPl
             last_index,
         });
     }
+    calls
+}
 
-    // 5. each call's root, following resume links with cycle detection.
+/// Rule 5: each call's root (the first run of its chain), following `resume` links with
+/// cycle detection, or why the call is dropped.
+fn link_runs(calls: &[Call]) -> Vec<Result<usize, RebuildSkipReason>> {
+    let call_of_delegation: HashMap<&str, usize> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, call)| (call.delegation_id.as_str(), i))
+        .collect();
     let mut root_of: Vec<Option<Result<usize, RebuildSkipReason>>> = vec![None; calls.len()];
     for start in 0..calls.len() {
         let mut path: Vec<usize> = Vec::new();
@@ -271,96 +296,94 @@ pub(crate) fn plan(rows: &[UiMessage], positions: Option<&[usize]>) -> RebuildPl
             }
         }
     }
+    root_of
+        .into_iter()
+        .map(|root| root.unwrap_or(Err(RebuildSkipReason::MissingParent)))
+        .collect()
+}
 
-    // 6. chains. Rows are indexed by the call that wrote them once, so each run reads
-    // only its own.
-    let mut rows_by_call: HashMap<&str, Vec<&UiMessage>> = HashMap::new();
+/// Rule 6: the chains, each run with its reads and whether it replays anything, and the
+/// start and settle events of every run. Dropped calls go to `plan.skips`.
+fn build_chains(
+    rows: &[UiMessage],
+    calls: &[Call],
+    roots: &[Result<usize, RebuildSkipReason>],
+    plan: &mut RebuildPlan,
+) {
+    // rows indexed once by the call that wrote them, so each run reads only its own
+    let mut rows_by_call: HashMap<&str, Vec<UiMessage>> = HashMap::new();
     for row in rows {
         if let Some(call) = row.head().parent_call() {
-            rows_by_call.entry(call).or_default().push(row);
+            rows_by_call.entry(call).or_default().push(row.clone());
         }
     }
+    // members of each chain, chains in the order their first member appears
     let mut members: Vec<(usize, Vec<usize>)> = Vec::new();
     let mut chain_of_root: HashMap<usize, usize> = HashMap::new();
-    for (i, outcome) in root_of.iter().enumerate() {
-        match outcome {
-            Some(Ok(root)) => {
-                let at = *chain_of_root.entry(*root).or_insert_with(|| {
+    for (i, (call, root)) in calls.iter().zip(roots).enumerate() {
+        match root {
+            Ok(root) => {
+                let chain = *chain_of_root.entry(*root).or_insert_with(|| {
                     members.push((*root, Vec::new()));
                     members.len() - 1
                 });
-                if let Some((_, list)) = members.get_mut(at) {
+                if let Some((_, list)) = members.get_mut(chain) {
                     list.push(i);
                 }
             }
-            Some(Err(reason)) => {
-                if let Some(call) = calls.get(i) {
-                    skip(call.last_index, &call.tool_call_id, *reason);
-                }
-            }
-            None => {}
+            Err(reason) => plan.skips.push(RebuildSkip {
+                index: call.last_index,
+                tool_call_id: call.tool_call_id.clone(),
+                reason: *reason,
+            }),
         }
     }
-    let mut chains = Vec::new();
     for (root, member_calls) in members {
         let Some(root_call) = calls.get(root) else {
             continue;
         };
-        let runs: Vec<RebuiltRun> = member_calls
+        let chain = plan.chains.len();
+        let mut runs = Vec::new();
+        for (run, call) in member_calls
             .iter()
             .filter_map(|&i| calls.get(i))
-            .map(|call| {
-                let written: Vec<UiMessage> = rows_by_call
+            .enumerate()
+        {
+            let run_rows = select_chain_rows(
+                rows_by_call
                     .get(call.tool_call_id.as_str())
-                    .map(|rows| rows.iter().map(|row| (*row).clone()).collect())
-                    .unwrap_or_default();
-                let run_rows = select_chain_rows(
-                    &written,
-                    &ChainSelector {
-                        tool_call_ids: vec![call.tool_call_id.clone()],
-                        agent: call.agent.clone(),
-                    },
-                );
-                RebuiltRun {
-                    delegation_id: call.delegation_id.clone(),
-                    tool_call_id: call.tool_call_id.clone(),
-                    task: call.task.clone(),
-                    description: call.description.clone(),
-                    objective: call.objective.clone(),
-                    model_id: call.model_id.clone(),
-                    status: call.status.clone(),
-                    reads: count_chain_reads(&run_rows),
-                    replays_anything: replays_anything(&run_rows, &root_call.task),
-                    last_index: call.last_index,
-                }
-            })
-            .collect();
-        let chain = chains.len();
-        for (run, &i) in member_calls.iter().enumerate() {
-            if let Some(call) = calls.get(i) {
-                events.push(TimedEvent {
-                    at: call.first_index,
-                    event: Event::Start { chain, run },
-                });
-                events.push(TimedEvent {
-                    at: call.last_index,
-                    event: Event::Settle { chain, run },
-                });
-            }
+                    .map_or(&[], Vec::as_slice),
+                &ChainSelector {
+                    tool_call_ids: vec![call.tool_call_id.clone()],
+                    agent: call.agent.clone(),
+                },
+            );
+            runs.push(RebuiltRun {
+                delegation_id: call.delegation_id.clone(),
+                tool_call_id: call.tool_call_id.clone(),
+                task: call.task.clone(),
+                description: call.description.clone(),
+                objective: call.objective.clone(),
+                model_id: call.model_id.clone(),
+                status: call.status.clone(),
+                reads: count_chain_reads(&run_rows),
+                replays_anything: replays_anything(&run_rows, &root_call.task),
+                last_index: call.last_index,
+            });
+            plan.events.push(TimedEvent {
+                at: call.first_index,
+                event: Event::Start { chain, run },
+            });
+            plan.events.push(TimedEvent {
+                at: call.last_index,
+                event: Event::Settle { chain, run },
+            });
         }
-        chains.push(RebuiltChain {
+        plan.chains.push(RebuiltChain {
             key: root_call.delegation_id.clone(),
             agent: root_call.agent.clone(),
             brief: root_call.task.clone(),
             runs,
         });
-    }
-    // stable: at one index a run's start comes before its settle
-    events.sort_by_key(|timed| timed.at);
-    skips.sort_by_key(|skip| skip.index);
-    RebuildPlan {
-        chains,
-        events,
-        skips,
     }
 }

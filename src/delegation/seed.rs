@@ -33,13 +33,13 @@ use crate::message::{AgentMessage, ContentBlock};
 use crate::tokens::{estimate_tokens, request_overhead_tokens};
 use crate::transcript::{iso_to_ms, rows_to_messages, zero_usage, ProviderBinding, UiMessage};
 
-/// Input of [`seed_delegate_messages`].
+/// Input of `seedDelegateMessages`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct SeedInput {
     /// The chain's original task (`brief` of `validateResume` / `start`).
     pub brief: String,
-    /// The chain's rows ([`super::select_chain_rows`]), or the whole transcript when
+    /// The chain's rows (`selectChainRows`), or the whole transcript when
     /// `chain` is given.
     pub rows: Vec<UiMessage>,
     /// When given, `rows` are first narrowed to this chain's rows.

@@ -78,7 +78,7 @@ pub struct StartDelegation {
     pub definition: Option<String>,
 }
 
-/// The code of a [`Diagnostic`].
+/// The code of a `Diagnostic`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum DiagnosticCode {

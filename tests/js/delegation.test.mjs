@@ -582,3 +582,18 @@ test("rows with deeply nested values: INVALID_INPUT with a path or accepted, nev
     }
   }
 });
+
+test("generated types: statuses the library returns as null are typed `string | null`", async () => {
+  const { readFileSync } = await import("node:fs");
+  const { resolve } = await import("node:path");
+  const { root } = await import("./helpers.mjs");
+  const dts = readFileSync(resolve(root, "pkg/node/delegate_context.d.ts"), "utf8");
+  for (const name of ["ResumeTarget", "ResumableChain", "ChainInfo", "ChainTurn"]) {
+    const body = dts.match(new RegExp(`export interface ${name} \\{([\\s\\S]*?)\\n\\}`))?.[1];
+    assert.ok(body, `${name} is declared`);
+    assert.match(body, /\n    status: string \| null;/, name);
+  }
+  assert.match(dts, /export function resumeParameterSchema\(\): ResumeParameterSchema;/);
+  assert.match(dts, /export type RebuildSkipReason = "NO_DELEGATION_ID"/);
+  assert.match(dts, /export type DiagnosticCode = "MODEL_CHANGED" \| "DEFINITION_CHANGED";/);
+});
