@@ -20,7 +20,7 @@ use delegate_context::delegation::{
 };
 use delegate_context::message::{AgentMessage, ContentBlock};
 use delegate_context::tokens::sum_estimates;
-use delegate_context::transcript::{rows_from_value, ProviderBinding, UiMessage};
+use delegate_context::transcript::{rows_from_value, ProviderBinding, RowFilter, UiMessage};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -589,6 +589,26 @@ impl Host {
             "{:?}",
             rebuilt.rebuild_skips()
         );
+        // the wasm binding's path: only the rows the rebuild's row rule reads, with their
+        // transcript positions, rebuild the same registry
+        let (read, positions): (Vec<UiMessage>, Vec<usize>) = self
+            .rows
+            .iter()
+            .enumerate()
+            .filter(|(_, row)| RowFilter::DelegateOrTaskRows.accepts(&row.head()))
+            .map(|(i, row)| (row.clone(), i))
+            .unzip();
+        let filtered = Registry::from_transcript_rows(
+            &read,
+            Some(&positions),
+            id_source(self.counter.clone()),
+        );
+        assert_eq!(filtered.resumable_list(), rebuilt.resumable_list());
+        assert_eq!(filtered.rebuild_skips(), rebuilt.rebuild_skips());
+        assert_eq!(filtered.chain_count(), rebuilt.chain_count());
+        for (id, _) in &self.issued {
+            assert_eq!(filtered.resolve(id), rebuilt.resolve(id), "{id}");
+        }
         if self.running.is_empty() {
             self.compare(&mut rebuilt);
             // the comparison's own NO_HISTORY answers dropped chains in both registries,

@@ -7,9 +7,11 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use delegate_context::delegation::{
-    count_chain_reads, ChainReads, IdSource, Registry, ResumeRequest, SettleDelegation,
-    SettleStatus, StartDelegation, MAX_RESUMABLE_READ_LINES,
+    count_chain_reads, seed_delegate_messages, ChainReads, IdSource, Registry, ResumeRequest,
+    SeedInput, SettleDelegation, SettleStatus, StartDelegation, MAX_RESUMABLE_READ_LINES,
 };
+use delegate_context::tokens::request_overhead_tokens;
+use delegate_context::transcript::ProviderBinding;
 use delegate_context::transcript::{normalize_tool_name, rows_from_value, UiMessage};
 use delegate_context::Error;
 use serde_json::{json, Value};
@@ -285,4 +287,70 @@ fn twenty_thousand_chains_settle_fast_and_errors_stay_short() {
         Error::UnknownDelegation { resumable, .. } => assert_eq!(resumable.len(), 20),
         other => panic!("{other:?}"),
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Issue 7 part 6 (ADR 0299 clause 7): a seed plus the request overhead starts below
+// hardLimit. Before, a seed of about 15,500 tokens against a hardLimit of 16,000 with
+// 3,000 tokens of system prompt and tools was returned whole, and compacted on its
+// first request.
+
+#[test]
+fn a_seed_plus_its_request_overhead_starts_below_hard_limit() {
+    let mut transcript = vec![
+        json!({"id": "u", "role": "user", "content": "Survey the parser", "parentToolCallId": "t1", "agentName": "explorer"}),
+    ];
+    for i in 0..7 {
+        transcript.push(json!({"id": format!("a{i}"), "role": "assistant", "content": "", "parentToolCallId": "t1", "agentName": "explorer"}));
+        transcript.push(json!({"id": format!("r{i}"), "role": "tool", "toolName": "read", "toolCallId": format!("r{i}"),
+            "toolArgs": {"path": format!("f{i}")}, "toolResult": "x".repeat(8_800), "parentToolCallId": "t1", "agentName": "explorer"}));
+    }
+    let rows = rows(Value::Array(transcript));
+    let system_prompt = "s".repeat(10_000);
+    let tools = json!([{"name": "read", "description": "d".repeat(1_950), "parameters": {"type": "object"}}]);
+    let overhead = request_overhead_tokens(Some(&system_prompt), Some(&tools));
+    assert!((3_000..3_100).contains(&overhead), "{overhead}");
+    let seed =
+        |overhead_tokens: Option<f64>, system_prompt: Option<String>, tools: Option<Value>| {
+            seed_delegate_messages(&SeedInput {
+                brief: "Survey the parser".into(),
+                rows: rows.clone(),
+                chain: None,
+                binding: ProviderBinding {
+                    provider: "p".into(),
+                    model: "m".into(),
+                    api: None,
+                    thinking_signature: None,
+                },
+                hard_limit: 16_000.0,
+                overhead_tokens,
+                system_prompt,
+                tools,
+            })
+            .unwrap()
+        };
+    let bare = seed(None, None, None);
+    assert!(!bare.truncated);
+    assert!((13_000..16_000).contains(&bare.tokens), "{}", bare.tokens);
+    assert!(bare.tokens + overhead >= 16_000, "the case of the issue");
+    for sized in [
+        seed(None, Some(system_prompt.clone()), Some(tools.clone())),
+        seed(Some(overhead as f64), None, None),
+    ] {
+        assert_eq!(sized.overhead_tokens, overhead);
+        assert!(sized.truncated);
+        assert!(
+            sized.tokens + overhead < 16_000,
+            "{} + {overhead}",
+            sized.tokens
+        );
+        assert_eq!(
+            sized.dropped.tool_call_ids.first().map(String::as_str),
+            Some("r0")
+        );
+    }
+    // an overhead at or above hardLimit leaves the brief alone, flagged
+    let over = seed(Some(16_000.0), None, None);
+    assert_eq!(over.messages.len(), 1);
+    assert!(over.brief_over_limit);
 }

@@ -18,11 +18,12 @@ use crate::transcript::{CallIds, ProviderBinding, RowFilter, RowHead, UiMessage}
 
 // Boundary cost: a transcript holds thousands of rows and most of them are the parent's
 // own, which no delegation function reads. Rows are therefore decoded one at a time, only
-// when the core's row rule ([`RowFilter`]) says the core reads them, judged from the
-// few fields of the row head that rule looks at; each decoded row crosses as one `JSON.stringify` string (not
-// one crossing per property). Rows that are skipped are not validated. Every read of a
-// host value goes through `super::host`, which turns what a getter or a revoked Proxy
-// throws into `INVALID_INPUT` with the path of the value.
+// when the core's row rule ([`RowFilter`]) says the core reads them, judged from the few
+// fields of the row head that rule looks at; each decoded row crosses as one
+// `JSON.stringify` string (not one crossing per property). Rows that are skipped are not
+// validated. Every read of a host value goes through `super::host` (or `dc_without`,
+// which catches too), so what a getter or a revoked Proxy throws becomes
+// `INVALID_INPUT` with the path of the value.
 
 #[wasm_bindgen(inline_js = r#"
 export function dc_without(o, k) { const r = {}; for (const key of Object.keys(o)) if (key !== k) r[key] = o[key]; return r; }
@@ -204,7 +205,8 @@ impl DelegationRegistry {
     }
 
     /// Settle the chain's running run with its status and reads, then apply the
-    /// per-agent LRU bound (clause 7).
+    /// per-agent bound (clause 7): the 2 most recently used reusable chains of the agent
+    /// stay, and apart the 2 most recent that cannot be resumed; the rest are evicted.
     ///
     /// @returns `{delegationId, status, resumable, evicted}`
     /// @throws DelegateContextError `INVALID_STATE` for an id that is not running
@@ -222,12 +224,15 @@ impl DelegationRegistry {
         to_js(&throw(self.inner.settle(&input))?)
     }
 
-    /// Clause 4: check a resume without starting it. `rows` (the transcript) make the
-    /// `NO_HISTORY` check exact; a chain found empty is never listed again.
+    /// Clause 4: check a resume without starting it, in this order: `UNKNOWN_DELEGATION`,
+    /// `AGENT_MISMATCH`, `DELEGATION_RUNNING`, `NOT_RESUMABLE`, `MODEL_ON_RESUME`,
+    /// `READ_BUDGET_EXCEEDED`, `NO_HISTORY`. `rows` (the transcript) make the
+    /// `NO_HISTORY` check exact; a chain found empty is dropped at once (the next resume
+    /// of its ids is `UNKNOWN_DELEGATION`). The unknown-id and no-history errors carry
+    /// `resumable` (at most 20 ids) and `resumableOmitted`.
     ///
     /// @returns what the resume continues (`toolCallIds`, `brief`, `recordedModel`, ...)
-    /// @throws DelegateContextError `UNKNOWN_DELEGATION`, `DELEGATION_RUNNING`,
-    /// `NOT_RESUMABLE`, `AGENT_MISMATCH`, `MODEL_ON_RESUME`, `READ_BUDGET_EXCEEDED`, `NO_HISTORY`
+    /// @throws DelegateContextError with one of the codes above
     #[wasm_bindgen(js_name = validateResume, unchecked_return_type = "ResumeTarget")]
     pub fn validate_resume(
         &mut self,
@@ -328,10 +333,15 @@ pub fn chain_rows_to_messages(
     to_js(&crate::transcript::rows_to_messages(&rows, &binding))
 }
 
-/// ADR 0299 clause 7: the brief, the chain's history, truncated below `hardLimit`
-/// (tool pairs oldest first, then whole messages; the brief is never dropped).
+/// ADR 0299 clause 7: the brief, the chain's history, truncated so that the messages
+/// plus the request overhead (`overheadTokens`, or derived from `systemPrompt` and
+/// `tools` as the turn-boundary hook derives it) are below `hardLimit` (tool pairs
+/// oldest first, then whole messages; the brief is never dropped).
 ///
-/// @returns `{messages, tokens, hardLimit, truncated, briefOverLimit, dropped}`
+/// @returns `{messages, tokens, hardLimit, overheadTokens, truncated, briefOverLimit, dropped}`
+/// @throws DelegateContextError `INVALID_INPUT` (with `path`) for a blank brief, a bad
+/// `hardLimit` / `overheadTokens`, `overheadTokens` together with `systemPrompt` / `tools`,
+/// or a malformed row
 #[wasm_bindgen(js_name = seedDelegateMessages, unchecked_return_type = "SeedResult")]
 pub fn seed_delegate_messages(
     #[wasm_bindgen(unchecked_param_type = "SeedInput")] input: JsValue,
