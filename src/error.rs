@@ -35,12 +35,14 @@ pub enum Error {
     #[error("the delegate turn was aborted")]
     Aborted,
 
-    /// ADR 0279 clause 4: unknown or evicted delegation id (the message lists what is resumable).
+    /// ADR 0279 clause 4: unknown or evicted delegation id (the message lists what is
+    /// resumable, at most 20 ids, and how many it left out).
     #[error("Unknown delegation \"{id}\". {listing}")]
     UnknownDelegation {
         id: String,
         listing: String,
         resumable: Vec<String>,
+        resumable_omitted: usize,
     },
 
     /// ADR 0279 clause 4/6: a resume while the chain still runs.
@@ -72,9 +74,17 @@ pub enum Error {
     #[error("Delegation {id} has read too much to resume cheaply ({lines} lines read); start a new delegation")]
     ReadBudgetExceeded { id: String, lines: u64 },
 
-    /// ADR 0279 clause 4: the chain resolves but has no rows left to replay.
-    #[error("Delegation {id} has no recorded history to resume; start a new delegation")]
-    NoHistory { id: String },
+    /// ADR 0279 clause 4: the chain resolves but has no rows left to replay; it is dropped
+    /// (the message lists what remains resumable, like [`Error::UnknownDelegation`]).
+    #[error(
+        "Delegation {id} has no recorded history to resume; start a new delegation. {listing}"
+    )]
+    NoHistory {
+        id: String,
+        listing: String,
+        resumable: Vec<String>,
+        resumable_omitted: usize,
+    },
 
     /// A registry operation that does not fit its state (settling an unknown run, a second live run).
     #[error("{message}")]
@@ -149,15 +159,27 @@ impl Error {
                 f
             }
             Error::Aborted => vec![],
-            Error::UnknownDelegation { id, resumable, .. } => {
+            Error::UnknownDelegation {
+                id,
+                resumable,
+                resumable_omitted,
+                ..
+            }
+            | Error::NoHistory {
+                id,
+                resumable,
+                resumable_omitted,
+                ..
+            } => {
                 vec![
                     ("delegationId", Str(id.clone())),
                     ("resumable", List(resumable.clone())),
+                    ("resumableOmitted", Num(*resumable_omitted as f64)),
                 ]
             }
-            Error::DelegationRunning { id }
-            | Error::ModelOnResume { id }
-            | Error::NoHistory { id } => vec![("delegationId", Str(id.clone()))],
+            Error::DelegationRunning { id } | Error::ModelOnResume { id } => {
+                vec![("delegationId", Str(id.clone()))]
+            }
             Error::NotResumable { id, status, .. } => {
                 vec![
                     ("delegationId", Str(id.clone())),

@@ -14,9 +14,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tsify::Tsify;
 
-use crate::delegation::history::{chain_rows_to_messages, tool_result_blocks, ProviderBinding};
+use crate::js_text::js_truthy;
 use crate::message::{AgentMessage, Content};
-use crate::transcript::{RowRole, UiMessage};
+use crate::transcript::{
+    normalize_tool_name, rows_to_messages, tool_result_blocks, ProviderBinding, RowRole, UiMessage,
+};
 
 /// Something the library noticed but did not fail on.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
@@ -85,14 +87,7 @@ pub fn subagent_result_for_parent(raw: &str) -> ParentReport {
 /// `data.response` of `{success: truthy, data: {response: non-empty string}}`.
 fn report_of_result_json(v: &Value) -> Option<String> {
     // JavaScript truthiness, as the seed's `parsed.success && ...`
-    let success = match v.get("success")? {
-        Value::Bool(b) => *b,
-        Value::Null => false,
-        Value::Number(n) => n.as_f64().is_some_and(|x| x != 0.0 && !x.is_nan()),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(_) | Value::Object(_) => true,
-    };
-    if !success {
+    if !js_truthy(v.get("success")?) {
         return None;
     }
     match v.get("data")?.get("response")? {
@@ -182,7 +177,7 @@ fn session_binding(rows: &[UiMessage]) -> ProviderBinding {
 
 /// Replay path (seed 001, "Historical Context"): the parent's model context from the
 /// persisted rows of a session. The rows are converted by the same converter that
-/// rebuilds a delegate's history ([`chain_rows_to_messages`]: failed assistants dropped,
+/// rebuilds a delegate's history ([`rows_to_messages`]: failed assistants dropped,
 /// orphan tool rows carried, interrupted tools answered, a row rewritten in place counted
 /// once), after two parent-only steps: rows a delegate wrote are left out, and a
 /// subagent/Task row's result is replaced by the delegate's report.
@@ -195,17 +190,14 @@ pub fn build_parent_context_with(rows: &[UiMessage], binding: &ProviderBinding) 
     let mut warnings = Vec::new();
     let mut own: Vec<UiMessage> = Vec::with_capacity(rows.len());
     for (index, row) in rows.iter().enumerate() {
-        if row
-            .parent_tool_call_id
-            .as_deref()
-            .is_some_and(|p| !p.is_empty())
-        {
+        if row.head().is_delegate_row() {
             continue; // a delegate's own row: never in the parent's context
         }
         let subagent = row.role == RowRole::Tool
             && row
-                .normalized_tool_name()
-                .is_some_and(|n| is_subagent_tool(&n));
+                .tool_name
+                .as_deref()
+                .is_some_and(|n| is_subagent_tool(&normalize_tool_name(n)));
         if !subagent {
             own.push(row.clone());
             continue;
@@ -217,7 +209,7 @@ pub fn build_parent_context_with(rows: &[UiMessage], binding: &ProviderBinding) 
         own.push(row);
     }
     ParentContext {
-        messages: chain_rows_to_messages(&own, binding),
+        messages: rows_to_messages(&own, binding),
         warnings,
     }
 }

@@ -5,20 +5,22 @@
 //!   resume / evict sequences, rebuilt from the rows the host would have written, gives
 //!   the same resumable list, prompt, validation answers and seeds (the binding key is
 //!   what a rebuild cannot know), and a rebuilt registry keeps working as the live one.
+//!   The sequences reach every clause-7 and clause-4 rule: reusable and non-reusable
+//!   chains bounded apart, chains with nothing to replay dropped by their `NO_HISTORY`
+//!   answer (the host writes the refused Task row), over-budget chains kept.
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 
-use delegate_context::delegation::registry::IdSource;
 use delegate_context::delegation::{
-    seed_delegate_messages, select_chain_rows, ChainSelector, ModelBinding, ProviderBinding,
-    Registry, ResumeRequest, SeedInput, SettleDelegation, SettleStatus, StartDelegation,
+    seed_delegate_messages, select_chain_rows, ChainSelector, IdSource, ModelBinding, Registry,
+    ResumeRequest, SeedInput, SettleDelegation, SettleStatus, StartDelegation,
     MAX_RESUMABLE_CHAINS_PER_AGENT,
 };
 use delegate_context::message::{AgentMessage, ContentBlock};
 use delegate_context::tokens::sum_estimates;
-use delegate_context::transcript::{rows_from_value, UiMessage};
+use delegate_context::transcript::{rows_from_value, ProviderBinding, RowFilter, UiMessage};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -197,6 +199,9 @@ proptest! {
             chain: Some(chain.clone()),
             binding: binding(),
             hard_limit: hard_limit as f64,
+            overhead_tokens: None,
+            system_prompt: None,
+            tools: None,
         }).unwrap();
         let ms = &seeded.messages;
         // starts with the brief, and the brief appears once
@@ -230,6 +235,9 @@ proptest! {
             chain: None,
             binding: binding(),
             hard_limit: 1e12,
+            overhead_tokens: None,
+            system_prompt: None,
+            tools: None,
         }).unwrap();
         prop_assert!(!full.truncated);
         assert_provider_valid(&full.messages)?;
@@ -512,7 +520,7 @@ impl Host {
                 rows: Some(self.rows.clone()),
             })
             .unwrap();
-        assert_eq!(settled.status, st.as_str());
+        assert_eq!(settled.status, st);
         let mut copy = r.task_row.clone();
         copy["toolResult"]["details"]["status"] = json!(st.as_str());
         self.push(copy);
@@ -532,22 +540,23 @@ impl Host {
             assert_eq!(info.status.as_deref(), Some("running"));
             assert_eq!(info.latest_delegation_id, r.delegation_id);
         }
-        // at most N settled chains per agent; ids resolve to the chain that holds them
-        let mut chains: BTreeMap<String, (String, Option<String>)> = BTreeMap::new();
+        // ids resolve to the chain that holds them; per agent at most N reusable chains
+        // and, apart, at most N settled ones that cannot be resumed (clause 7)
+        let mut chains: BTreeMap<String, (String, Option<String>, bool)> = BTreeMap::new();
         for (id, _) in &self.issued {
             if let Some(info) = self.reg.resolve(id) {
                 assert!(info.delegation_ids.contains(id));
                 chains.insert(
                     info.latest_delegation_id.clone(),
-                    (info.agent.clone(), info.status.clone()),
+                    (info.agent.clone(), info.status.clone(), info.resumable),
                 );
             }
         }
         assert_eq!(chains.len(), self.reg.chain_count());
-        let mut per_agent: HashMap<&str, usize> = HashMap::new();
-        for (agent, status) in chains.values() {
+        let mut per_agent: HashMap<(&str, bool), usize> = HashMap::new();
+        for (agent, status, resumable) in chains.values() {
             if status.as_deref() != Some("running") {
-                *per_agent.entry(agent.as_str()).or_default() += 1;
+                *per_agent.entry((agent.as_str(), *resumable)).or_default() += 1;
             }
         }
         assert!(
@@ -567,10 +576,45 @@ impl Host {
     }
 
     fn restart(&mut self) {
-        let mut rebuilt =
-            Registry::from_transcript_with_id_source(&self.rows, id_source(self.counter.clone()));
+        let rebuild = |host: &Host| {
+            Registry::from_transcript_with_id_source(&host.rows, id_source(host.counter.clone()))
+        };
+        let mut rebuilt = rebuild(self);
+        // a transcript the host wrote never resumes a chain the registry no longer held
+        assert!(
+            rebuilt
+                .rebuild_skips()
+                .iter()
+                .all(|skip| skip.reason.as_str() != "PARENT_GONE"),
+            "{:?}",
+            rebuilt.rebuild_skips()
+        );
+        // the wasm binding's path: only the rows the rebuild's row rule reads, with their
+        // transcript positions, rebuild the same registry
+        let (read, positions): (Vec<UiMessage>, Vec<usize>) = self
+            .rows
+            .iter()
+            .enumerate()
+            .filter(|(_, row)| RowFilter::DelegateOrTaskRows.accepts(&row.head()))
+            .map(|(i, row)| (row.clone(), i))
+            .unzip();
+        let filtered = Registry::from_transcript_rows(
+            &read,
+            Some(&positions),
+            id_source(self.counter.clone()),
+        );
+        assert_eq!(filtered.resumable_list(), rebuilt.resumable_list());
+        assert_eq!(filtered.rebuild_skips(), rebuilt.rebuild_skips());
+        assert_eq!(filtered.chain_count(), rebuilt.chain_count());
+        for (id, _) in &self.issued {
+            assert_eq!(filtered.resolve(id), rebuilt.resolve(id), "{id}");
+        }
         if self.running.is_empty() {
             self.compare(&mut rebuilt);
+            // the comparison's own NO_HISTORY answers dropped chains in both registries,
+            // but a host writes no row for a validation alone: carry on with a registry
+            // rebuilt from what the transcript says
+            rebuilt = rebuild(self);
         } else {
             // runs the app closed mid-way come back as interrupted (or were evicted by the bound)
             for r in &self.running {
@@ -625,6 +669,9 @@ impl Host {
                             }),
                             binding: binding(),
                             hard_limit: limit,
+                            overhead_tokens: None,
+                            system_prompt: None,
+                            tools: None,
                         })
                         .unwrap()
                     };
@@ -792,6 +839,8 @@ fn long_sequence_exercises_every_path() {
         "NOT_RESUMABLE",
         "AGENT_MISMATCH",
         "MODEL_ON_RESUME",
+        "NO_HISTORY",
+        "READ_BUDGET_EXCEEDED",
     ] {
         assert!(codes.contains(c), "{c} never produced: {codes:?}");
     }

@@ -6,10 +6,9 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use delegate_context::delegation::registry::{IdSource, ResumeCandidates};
 use delegate_context::delegation::{
-    ChainReads, ModelBinding, Registry, ResumeRequest, SettleDelegation, SettleStatus,
-    StartDelegation, MAX_RESUMABLE_READ_LINES,
+    ChainReads, IdSource, ModelBinding, Registry, ResumeCandidates, ResumeRequest,
+    SettleDelegation, SettleStatus, StartDelegation, MAX_RESUMABLE_READ_LINES,
 };
 use delegate_context::transcript::{rows_from_value, UiMessage};
 use delegate_context::Error;
@@ -154,6 +153,12 @@ fn clause4_validation_table() {
             "Delegation d9 was interrupted (the app closed while it ran) and is not resumable; start a new delegation.",
         ),
         (
+            "agent mismatch while the chain runs (the agent is checked first)",
+            req("d3", "explorer"),
+            "AGENT_MISMATCH",
+            "Delegation d3 belongs to agent \"coder\", not \"explorer\": resume it with agent \"coder\" or start a new delegation. Reusable: scout / d15, explorer / d1.",
+        ),
+        (
             "agent mismatch",
             req("d1", "coder"),
             "AGENT_MISMATCH",
@@ -227,15 +232,15 @@ fn clause4_error_fields() {
 #[test]
 fn clause4_evicted_is_unknown_too() {
     let mut reg = clause4_registry();
-    // two more explorer chains: d1, then the stopped d5 are evicted (2 per agent)
-    for tc in ["e1", "e2"] {
+    // explorer holds d1 (completed) and d5 (stopped). Clause 7 counts reusable chains:
+    // the first new completed chain evicts nothing, the second evicts d1 (least
+    // recently used reusable one); the stopped d5 is bounded apart and stays.
+    for (tc, want) in [("e1", vec![]), ("e2", vec!["d1"])] {
         let s = reg.start(&start(tc, "explorer", "x"), None).unwrap();
         let out = reg
             .settle(&settle(&s.delegation_id, SettleStatus::Completed, 1))
             .unwrap();
-        // least recently used first: d1 (settled before d5)
-        let want = if tc == "e1" { "d1" } else { "d5" };
-        assert_eq!(out.evicted, [want]);
+        assert_eq!(out.evicted, want, "{tc}");
     }
     let e = reg
         .validate_resume(&req("d1", "explorer"), None)
@@ -246,8 +251,25 @@ fn clause4_evicted_is_unknown_too() {
         reg.validate_resume(&req("d5", "explorer"), None)
             .unwrap_err()
             .code(),
+        "NOT_RESUMABLE"
+    );
+    // two newer stopped explorer chains: now d5 is the least recently used of the
+    // chains that cannot be resumed, and goes
+    for tc in ["s1", "s2"] {
+        let s = reg.start(&start(tc, "explorer", "x"), None).unwrap();
+        let out = reg
+            .settle(&settle(&s.delegation_id, SettleStatus::Stopped, 1))
+            .unwrap();
+        let want: Vec<&str> = if tc == "s2" { vec!["d5"] } else { vec![] };
+        assert_eq!(out.evicted, want, "{tc}");
+    }
+    assert_eq!(
+        reg.validate_resume(&req("d5", "explorer"), None)
+            .unwrap_err()
+            .code(),
         "UNKNOWN_DELEGATION"
     );
+    assert_eq!(reg.resumable_list().len(), 3); // e1, e2 (explorer) and d15 (scout)
 }
 
 #[test]
@@ -314,8 +336,8 @@ fn clause4_no_history_drops_the_chain_from_the_list() {
     assert_eq!(
         e.to_string(),
         format!(
-            "Delegation {} has no recorded history to resume; start a new delegation",
-            a.delegation_id
+            "Delegation {} has no recorded history to resume; start a new delegation. Reusable: explorer / {}.",
+            a.delegation_id, b.delegation_id
         )
     );
     let listed: Vec<String> = reg
@@ -325,11 +347,18 @@ fn clause4_no_history_drops_the_chain_from_the_list() {
         .collect();
     assert_eq!(listed, vec![b.delegation_id.clone()]);
     assert!(!reg.resumable_prompt().contains(&a.delegation_id));
-    // the unknown-id listing does not offer it either, and asking again says the same
+    // it was dropped at once: asking again finds no such delegation, whose listing does
+    // not offer it either
     let e = reg
         .validate_resume(&req(&a.delegation_id, "explorer"), None)
         .unwrap_err();
-    assert_eq!(e.code(), "NO_HISTORY");
+    match e {
+        Error::UnknownDelegation { resumable, .. } => {
+            assert_eq!(resumable, vec![b.delegation_id.clone()])
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(reg.resolve(&a.delegation_id).is_none());
     // the chain with rows is fine
     assert!(reg
         .validate_resume(&req(&b.delegation_id, "explorer"), Some(&transcript))
@@ -789,6 +818,103 @@ fn clause12_rebuild_table() {
             Err("READ_BUDGET_EXCEEDED"),
         ),
         (
+            "the Task tool in any spelling (TASK, a blank toolCallId: known by its id)",
+            json!([
+                {"id": "t1", "role": "tool", "toolName": "TASK", "toolCallId": " ", "toolArgs": {"agent": "explorer", "task": "T"},
+                 "toolResult": {"details": {"delegationId": "D1", "status": "completed"}}},
+                child("c1", "t1", "explorer"),
+            ]),
+            req("D1", "explorer"),
+            Ok("D1"),
+        ),
+        (
+            "a refused resume that answered NO_HISTORY dropped its chain",
+            json!([
+                task_row(
+                    "t1",
+                    json!({"agent": "explorer", "task": "T"}),
+                    json!({"delegationId": "D1", "status": "completed"})
+                ),
+                {"id": "x", "role": "assistant", "content": "boom", "status": "error", "parentToolCallId": "t1", "agentName": "explorer"},
+                task_row(
+                    "t2",
+                    json!({"agent": "explorer", "task": "T2", "resume": "D1"}),
+                    json!({"error": "NO_HISTORY", "message": "Delegation D1 has no recorded history"})
+                ),
+            ]),
+            req("D1", "explorer"),
+            Err("UNKNOWN_DELEGATION"),
+        ),
+        (
+            "a chain with nothing to replay that nobody asked for still answers NO_HISTORY",
+            json!([
+                task_row(
+                    "t1",
+                    json!({"agent": "explorer", "task": "T"}),
+                    json!({"delegationId": "D1", "status": "completed"})
+                ),
+                {"id": "x", "role": "assistant", "content": "boom", "status": "error", "parentToolCallId": "t1", "agentName": "explorer"},
+            ]),
+            req("D1", "explorer"),
+            Err("NO_HISTORY"),
+        ),
+        (
+            "stopped chains do not evict a reusable one (clause 7 counts reusable chains)",
+            json!([
+                task_row(
+                    "t1",
+                    json!({"agent": "explorer", "task": "T"}),
+                    json!({"delegationId": "D1", "status": "completed"})
+                ),
+                child("c1", "t1", "explorer"),
+                task_row(
+                    "t2",
+                    json!({"agent": "explorer", "task": "T"}),
+                    json!({"delegationId": "D2", "status": "stopped"})
+                ),
+                task_row(
+                    "t3",
+                    json!({"agent": "explorer", "task": "T"}),
+                    json!({"delegationId": "D3", "status": "aborted"})
+                ),
+                task_row(
+                    "t4",
+                    json!({"agent": "explorer", "task": "T"}),
+                    json!({"delegationId": "D4", "status": "running"})
+                ),
+            ]),
+            req("D1", "explorer"),
+            Ok("D1"),
+        ),
+        (
+            "a chain that cannot be resumed is bounded apart (the oldest goes)",
+            json!([
+                task_row(
+                    "t1",
+                    json!({"agent": "explorer", "task": "T"}),
+                    json!({"delegationId": "D1", "status": "completed"})
+                ),
+                child("c1", "t1", "explorer"),
+                task_row(
+                    "t2",
+                    json!({"agent": "explorer", "task": "T"}),
+                    json!({"delegationId": "D2", "status": "stopped"})
+                ),
+                task_row(
+                    "t3",
+                    json!({"agent": "explorer", "task": "T"}),
+                    json!({"delegationId": "D3", "status": "aborted"})
+                ),
+                task_row(
+                    "t4",
+                    json!({"agent": "explorer", "task": "T"}),
+                    json!({"delegationId": "D4", "status": "stopped"})
+                ),
+            ]),
+            req("D2", "explorer"),
+            Err("UNKNOWN_DELEGATION"),
+        ),
+        (
             "a chain with no rows has no history",
             json!([task_row(
                 "t1",
@@ -863,7 +989,7 @@ fn clause12_skips_are_reported() {
     let skips: Vec<(String, String)> = reg
         .rebuild_skips()
         .iter()
-        .map(|s| (s.tool_call_id.clone(), s.reason.clone()))
+        .map(|s| (s.tool_call_id.clone(), s.reason.as_str().to_string()))
         .collect();
     let want: Vec<(String, String)> = [
         ("t1", "NO_DELEGATION_ID"),

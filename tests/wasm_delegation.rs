@@ -6,7 +6,8 @@
 
 use delegate_context::wasm::convert::to_js;
 use delegate_context::wasm::delegation::{
-    count_chain_reads, seed_delegate_messages, select_chain_rows, DelegationRegistry,
+    count_chain_reads, resume_parameter_schema, seed_delegate_messages, select_chain_rows,
+    DelegationRegistry,
 };
 use js_sys::{Array, Reflect};
 use serde_json::json;
@@ -185,4 +186,27 @@ fn pure_functions_return_plain_values() {
         .unwrap_err();
     assert_eq!(code(&e).as_deref(), Some("INVALID_INPUT"));
     assert_eq!(s(&e, "path").as_deref(), Some("input.hardLimit"));
+}
+
+#[wasm_bindgen_test]
+fn hostile_rows_are_invalid_input_with_a_path_and_the_handle_keeps_working() {
+    let revocable = js_sys::Proxy::revocable(&Array::new(), &js_sys::Object::new());
+    let proxy = get(&revocable, "proxy");
+    let revoke: js_sys::Function = get(&revocable, "revoke").unchecked_into();
+    revoke.call0(&JsValue::NULL).unwrap();
+    let e = DelegationRegistry::from_transcript(proxy.clone())
+        .err()
+        .unwrap();
+    assert_eq!(code(&e).as_deref(), Some("INVALID_INPUT"));
+    assert_eq!(s(&e, "path").as_deref(), Some("rows"));
+    let e = count_chain_reads(proxy).unwrap_err();
+    assert_eq!(s(&e, "path").as_deref(), Some("rows"));
+    // the instance still works
+    let reg = DelegationRegistry::from_transcript(js(transcript())).unwrap();
+    assert_eq!(reg.chain_count(), 1);
+    let schema = resume_parameter_schema().unwrap();
+    assert_eq!(s(&schema, "type").as_deref(), Some("string"));
+    assert!(s(&schema, "description")
+        .unwrap()
+        .contains("requires this id"));
 }

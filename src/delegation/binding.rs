@@ -1,4 +1,9 @@
-//! ADR 0279 clause 4 (the model a resumed run continues on), as a pure function.
+//! ADR 0279 clause 4 (the model a resumed run continues on): every rule of the model
+//! binding lives here, as pure functions.
+//!
+//! [`resolve_resume_binding`] chooses among candidates the host lists; [`bind_resumed_run`]
+//! is what the registry applies on a resume (the host's candidates, else a binding the
+//! host resolved itself, else the chain's own).
 //!
 //! Keys are `providerId/modelId` (split at the first `/`: a model id may contain `/`).
 //! In order:
@@ -18,7 +23,50 @@ use tsify::Tsify;
 
 use crate::error::{Error, Result};
 
-/// Input of [`resolve_resume_binding`].
+/// The model binding a run used: the `providerId/modelId` key and/or the model id.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelBinding {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub key: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub model_id: Option<String>,
+}
+
+impl ModelBinding {
+    /// The model id: `modelId`, else the model part of `key`.
+    pub fn effective_model_id(&self) -> Option<String> {
+        self.model_id.clone().or_else(|| {
+            self.key
+                .as_deref()
+                .and_then(split_key)
+                .map(|(_, model)| model.to_string())
+        })
+    }
+
+    /// How a diagnostic names the binding: the key, else the model id.
+    pub fn label(&self) -> String {
+        self.key
+            .clone()
+            .or_else(|| self.model_id.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// What the host resolves a resumed run's model among (clause 4).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ResumeCandidates {
+    /// Keys the run may use now, in the host's priority order.
+    #[serde(default)]
+    pub allowed: Vec<String>,
+    /// The key the agent definition resolves to now.
+    pub definition_binding: String,
+}
+
+/// Input of `resolveResumeBinding`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct BindingCandidates {
@@ -63,19 +111,20 @@ pub struct ResolvedBinding {
 
 /// Split a `providerId/modelId` key; `None` unless both parts are non-blank.
 pub fn split_key(key: &str) -> Option<(&str, &str)> {
-    let (p, m) = key.trim().split_once('/')?;
-    (!p.trim().is_empty() && !m.trim().is_empty()).then_some((p.trim(), m.trim()))
+    let (provider, model) = key.trim().split_once('/')?;
+    let (provider, model) = (provider.trim(), model.trim());
+    (!provider.is_empty() && !model.is_empty()).then_some((provider, model))
 }
 
-fn resolved(key: &str, source: BindingSource, changed: Option<String>) -> Result<ResolvedBinding> {
-    let (p, m) = split_key(key)
+fn resolved(key: &str, source: BindingSource) -> Result<ResolvedBinding> {
+    let (provider, model) = split_key(key)
         .ok_or_else(|| Error::invalid("candidates", format!("bad binding key {key:?}")))?;
     Ok(ResolvedBinding {
-        key: format!("{p}/{m}"),
-        provider_id: p.into(),
-        model_id: m.into(),
+        key: format!("{provider}/{model}"),
+        provider_id: provider.into(),
+        model_id: model.into(),
         source,
-        model_changed_from: changed,
+        model_changed_from: None,
     })
 }
 
@@ -83,27 +132,28 @@ fn resolved(key: &str, source: BindingSource, changed: Option<String>) -> Result
 ///
 /// Errors: `INVALID_INPUT` (path `candidates.definitionBinding` / `candidates.allowed[i]`)
 /// for a key that is not `providerId/modelId`.
-pub fn resolve_resume_binding(c: &BindingCandidates) -> Result<ResolvedBinding> {
-    if split_key(&c.definition_binding).is_none() {
+pub fn resolve_resume_binding(candidates: &BindingCandidates) -> Result<ResolvedBinding> {
+    if split_key(&candidates.definition_binding).is_none() {
         return Err(Error::invalid(
             "candidates.definitionBinding",
             format!(
                 "expected providerId/modelId, got {:?}",
-                c.definition_binding
+                candidates.definition_binding
             ),
         ));
     }
-    for (i, k) in c.allowed.iter().enumerate() {
-        if split_key(k).is_none() {
+    for (i, key) in candidates.allowed.iter().enumerate() {
+        if split_key(key).is_none() {
             return Err(Error::invalid(
                 format!("candidates.allowed[{i}]"),
-                format!("expected providerId/modelId, got {k:?}"),
+                format!("expected providerId/modelId, got {key:?}"),
             ));
         }
     }
-    let norm = |k: &str| split_key(k).map(|(p, m)| format!("{p}/{m}"));
-    let recorded_key = c.recorded_key.as_deref().and_then(norm);
-    let recorded_id = c
+    let canonical =
+        |key: &str| split_key(key).map(|(provider, model)| format!("{provider}/{model}"));
+    let recorded_key = candidates.recorded_key.as_deref().and_then(canonical);
+    let recorded_id = candidates
         .recorded_model_id
         .as_deref()
         .map(str::trim)
@@ -113,30 +163,88 @@ pub fn resolve_resume_binding(c: &BindingCandidates) -> Result<ResolvedBinding> 
             recorded_key
                 .as_deref()
                 .and_then(split_key)
-                .map(|(_, m)| m.to_string())
+                .map(|(_, model)| model.to_string())
         });
     if let Some(key) = &recorded_key {
-        if c.allowed.iter().any(|k| norm(k).as_deref() == Some(key)) {
-            return resolved(key, BindingSource::RecordedKey, None);
-        }
-    } else if let Some(id) = &recorded_id {
-        if let Some(k) = c
+        if candidates
             .allowed
             .iter()
-            .find(|k| split_key(k).is_some_and(|(_, m)| m == id))
+            .any(|allowed| canonical(allowed).as_deref() == Some(key))
         {
-            return resolved(k, BindingSource::ModelId, None);
+            return resolved(key, BindingSource::RecordedKey);
+        }
+    } else if let Some(model_id) = &recorded_id {
+        if let Some(allowed) = candidates
+            .allowed
+            .iter()
+            .find(|allowed| split_key(allowed).is_some_and(|(_, model)| model == model_id))
+        {
+            return resolved(allowed, BindingSource::ModelId);
         }
     }
-    let def = resolved(&c.definition_binding, BindingSource::Definition, None)?;
+    let definition = resolved(&candidates.definition_binding, BindingSource::Definition)?;
     let changed = match (&recorded_key, &recorded_id) {
-        (Some(k), id) if *k != def.key => id.clone(),
-        (None, Some(id)) if *id != def.model_id => Some(id.clone()),
+        (Some(key), model_id) if *key != definition.key => model_id.clone(),
+        (None, Some(model_id)) if *model_id != definition.model_id => Some(model_id.clone()),
         _ => None,
     };
     Ok(ResolvedBinding {
         model_changed_from: changed,
-        ..def
+        ..definition
+    })
+}
+
+/// The binding a resumed run uses, and the model id it could not keep.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResumedRunBinding {
+    pub binding: ModelBinding,
+    /// The chain's previous model id, when the run does not continue on it.
+    pub model_changed_from: Option<String>,
+}
+
+/// Clause 4 as the registry applies it on a resume of a chain that recorded `recorded`:
+/// - with `candidates`: [`resolve_resume_binding`];
+/// - else with a binding the host resolved itself (`host_binding`): that one, with
+///   `modelChangedFrom` when its model id differs from the recorded one;
+/// - else the chain's own binding.
+///
+/// Errors: `INVALID_INPUT` for malformed candidate keys.
+pub fn bind_resumed_run(
+    recorded: &ModelBinding,
+    candidates: Option<&ResumeCandidates>,
+    host_binding: Option<&ModelBinding>,
+) -> Result<ResumedRunBinding> {
+    if let Some(candidates) = candidates {
+        let resolved = resolve_resume_binding(&BindingCandidates {
+            recorded_key: recorded.key.clone(),
+            recorded_model_id: recorded.model_id.clone(),
+            allowed: candidates.allowed.clone(),
+            definition_binding: candidates.definition_binding.clone(),
+        })?;
+        return Ok(ResumedRunBinding {
+            binding: ModelBinding {
+                key: Some(resolved.key),
+                model_id: Some(resolved.model_id),
+            },
+            model_changed_from: resolved.model_changed_from,
+        });
+    }
+    if let Some(host_binding) = host_binding {
+        let changed = match (
+            recorded.effective_model_id(),
+            host_binding.effective_model_id(),
+        ) {
+            (Some(old), Some(new)) if old != new => Some(old),
+            _ => None,
+        };
+        return Ok(ResumedRunBinding {
+            binding: host_binding.clone(),
+            model_changed_from: changed,
+        });
+    }
+    Ok(ResumedRunBinding {
+        binding: recorded.clone(),
+        model_changed_from: None,
     })
 }
 

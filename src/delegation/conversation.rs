@@ -1,16 +1,16 @@
 //! ADR 0279 clause 13: the transcript renders a chain as one continuous conversation.
 //!
-//! [`chain_conversation`] gives the host one card's content: every run of the chain in
+//! [`conversation_of`] gives the host one card's content: every run of the chain in
 //! order, each a turn pair (its task, then the rows its delegate wrote), with no special
-//! "resumed" marking. Rows are selected like [`super::select_chain_rows`] (duplicates
-//! collapsed, later copy wins).
+//! "resumed" marking. Rows are selected like [`select_chain_rows`] (duplicates
+//! collapsed, later copy wins). The registry's `chain_conversation` finds the chain.
 
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
-use super::history::{select_chain_rows, task_call_id, ChainSelector};
-use super::registry::Registry;
-use crate::error::{Error, Result};
+use super::chain::Chain;
+use super::history::select_chain_rows;
+use super::types::ChainSelector;
 use crate::transcript::UiMessage;
 
 /// One run of a chain: the task, then the reply.
@@ -24,7 +24,8 @@ pub struct ChainTurn {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[tsify(optional)]
     pub description: Option<String>,
-    /// `running`, a settled status, or `null`.
+    /// `running`, a settled status, or `null` (rebuilt, none recorded).
+    #[tsify(type = "string | null")]
     pub status: Option<String>,
     /// The run's Task row in `rows` (its last copy), when present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -44,22 +45,8 @@ pub struct ChainConversation {
     pub turns: Vec<ChainTurn>,
 }
 
-/// Clause 13 for the chain `delegation_id` belongs to (any id on it).
-///
-/// Errors: `UNKNOWN_DELEGATION` when the registry does not hold the id.
-pub fn chain_conversation(
-    registry: &Registry,
-    rows: &[UiMessage],
-    delegation_id: &str,
-) -> Result<ChainConversation> {
-    let Some(chain) = registry.chain_of(delegation_id) else {
-        let (listing, resumable) = registry.listing();
-        return Err(Error::UnknownDelegation {
-            id: delegation_id.trim().to_string(),
-            listing,
-            resumable,
-        });
-    };
+/// Clause 13 for `chain`, from the session's `rows`.
+pub(crate) fn conversation_of(chain: &Chain, rows: &[UiMessage]) -> ChainConversation {
     let turns = chain
         .runs
         .iter()
@@ -68,11 +55,11 @@ pub fn chain_conversation(
             tool_call_id: run.tool_call_id.clone(),
             task: run.task.clone(),
             description: run.description.clone(),
-            status: run.status.clone(),
+            status: run.status.as_text().map(str::to_string),
             task_row: rows
                 .iter()
                 .rev()
-                .find(|r| r.is_task_row() && task_call_id(r) == run.tool_call_id)
+                .find(|row| row.is_task_row() && row.task_call_id() == run.tool_call_id)
                 .cloned(),
             rows: select_chain_rows(
                 rows,
@@ -83,24 +70,40 @@ pub fn chain_conversation(
             ),
         })
         .collect();
-    Ok(ChainConversation {
+    ChainConversation {
         agent: chain.agent.clone(),
-        latest_delegation_id: chain
-            .runs
-            .last()
-            .map(|r| r.delegation_id.clone())
-            .unwrap_or_default(),
+        latest_delegation_id: chain.latest_id().to_string(),
         turns,
-    })
+    }
 }
 
-impl Registry {
-    /// [`chain_conversation`] as a method.
-    pub fn chain_conversation(
-        &self,
-        rows: &[UiMessage],
-        delegation_id: &str,
-    ) -> Result<ChainConversation> {
-        chain_conversation(self, rows, delegation_id)
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::delegation::chain::{Run, RunStatus};
+
+    #[test]
+    fn unrecorded_status_is_null() {
+        let chain = Chain {
+            key: "k".into(),
+            agent: "explorer".into(),
+            brief: "b".into(),
+            runs: vec![Run {
+                delegation_id: "d".into(),
+                tool_call_id: "t".into(),
+                task: "b".into(),
+                description: None,
+                status: RunStatus::Unrecorded,
+                replayable: None,
+            }],
+            objective: "b".into(),
+            reads: Default::default(),
+            last_active: 0,
+            model: Default::default(),
+            definition: None,
+        };
+        let conversation = conversation_of(&chain, &[]);
+        let json = serde_json::to_value(&conversation).unwrap();
+        assert_eq!(json["turns"][0]["status"], serde_json::Value::Null);
     }
 }

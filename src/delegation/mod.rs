@@ -5,47 +5,64 @@
 //! through `resume`. The parent only ever sees `delegationId`s; the key never leaves
 //! the registry (clause 1).
 //!
-//! | clause | what | module |
+//! | clause | what | file |
 //! |---|---|---|
-//! | 3 | chain rows, the brief, rows → `AgentMessage[]`, read counting | [`history`] |
+//! | 0279 §1 | the internal chain key, random delegationIds | [`ids`], [`registry`] |
+//! | 0279 §2 | a chain: its runs, its reads, its state | [`chain`] |
+//! | 0279 §3 | a chain's rows, its brief and label; rows → messages | [`history`]; [`crate::transcript::to_messages`] |
+//! | 0279 §4 | validation, in the host's order; the errors' words | [`registry`] (`validate_resume`), [`wording`] |
+//! | 0279 §4 (binding) | the model a resumed run continues on | [`binding`] |
+//! | 0279 §4 (last row) | a chain with nothing to replay is dropped | [`history`] (`run_replays_anything`), [`registry`] |
+//! | 0279 §5 | which statuses are resumable | [`chain`] (`RunStatus`) |
+//! | 0279 §6 | one live run per chain | [`registry`] |
+//! | 0279 §7 | the per-agent bound, LRU | [`registry`] (`enforce_bound`), [`limits`] |
+//! | 0279 §8 | the read budget, read counting | [`history`] (`count_chain_reads`), [`chain`], [`limits`] |
+//! | 0279 §9 | the resumable list; the `resume` parameter's description | [`prompt`] |
+//! | 0279 §10 | same session only: every input is the current session's rows | (all) |
+//! | 0279 §11 | definition edits take effect, with a diagnostic | [`registry`] (`start`), [`wording`] |
+//! | 0279 §12 | the registry rebuilt from the transcript | [`rebuild`] (plan), [`registry`] (replay) |
+//! | 0279 §13 | a chain rendered as one conversation | [`conversation`] |
 //! | 0299 §7 | seeding a resumed run within the delegate's budget | [`seed`] |
-//! | 4 (binding) | the model a resumed run continues on | [`binding`] |
-//! | 1, 2, 4–9, 11 | the registry: start, settle, validate, LRU, read gate | [`registry`] |
-//! | 9 | the resumable list for the parent's system prompt | [`prompt`] |
-//! | 12 | the registry rebuilt from the persisted transcript | [`rebuild`] |
-//! | 13 | a chain rendered as one conversation | [`conversation`] |
-//! | 10 | same session only: every input is the current session's rows | (all) |
+//! | inputs and outputs of the registry | | [`types`] |
 //!
-//! [`history`], [`seed`], [`binding`], [`prompt`], [`rebuild`] and [`conversation`] are
-//! pure functions. [`registry::Registry`] is the only state: a plain struct with an
-//! injected id source, deterministic given its inputs.
+//! Imports run one way: [`registry`] → ([`rebuild`], [`conversation`], [`prompt`],
+//! [`wording`], [`binding`]) → ([`chain`], [`history`]) → ([`types`], [`limits`]) →
+//! [`crate::transcript`]. Everything but [`registry::Registry`] is a pure function or a
+//! plain type; the registry is the only state: a plain struct with an injected id
+//! source, deterministic given its inputs.
 
 pub mod binding;
+pub mod chain;
 pub mod conversation;
 pub mod history;
+pub mod ids;
+pub mod limits;
 pub mod prompt;
 pub mod rebuild;
 pub mod registry;
 pub mod seed;
+pub mod types;
+pub mod wording;
 
-/// ADR 0279 clause 7: reusable chains kept per agent name.
-pub const MAX_RESUMABLE_CHAINS_PER_AGENT: usize = 2;
-/// ADR 0279 clause 8: a chain is within the read budget while its lines are `<=` this.
-pub const MAX_RESUMABLE_READ_LINES: u64 = 50_000;
-/// ADR 0279 clause 9: files listed per chain in the resumable list.
-pub const MAX_RESUMABLE_LISTED_FILES: usize = 8;
-
-pub use binding::{resolve_resume_binding, BindingCandidates, ResolvedBinding};
+pub use binding::{
+    resolve_resume_binding, BindingCandidates, BindingSource, ModelBinding, ResolvedBinding,
+    ResumeCandidates,
+};
 pub use conversation::{ChainConversation, ChainTurn};
-pub use history::{
-    chain_rows_to_messages, count_chain_reads, select_chain_rows, ChainReads, ChainSelector,
-    ProviderBinding,
+pub use history::{chain_brief, count_chain_reads, objective_from_args, select_chain_rows};
+pub use ids::{random_uuid_v4, IdSource};
+pub use limits::{
+    MAX_CHAINS_IN_ERROR, MAX_RESUMABLE_CHAINS_PER_AGENT, MAX_RESUMABLE_LISTED_FILES,
+    MAX_RESUMABLE_READ_LINES,
 };
-pub use prompt::format_resumable_list;
-pub use rebuild::RebuildSkip;
-pub use registry::{
-    random_uuid_v4, Diagnostic, ModelBinding, Registry, ResumableChain, ResumeRequest,
-    ResumeTarget, SettleDelegation, SettleStatus, SettledDelegation, StartDelegation,
-    StartedDelegation,
+pub use prompt::{
+    format_resumable_list, resume_parameter_schema, ResumeParameterSchema,
+    RESUME_PARAMETER_DESCRIPTION,
 };
+pub use registry::Registry;
 pub use seed::{seed_delegate_messages, SeedDropped, SeedInput, SeedResult};
+pub use types::{
+    ChainInfo, ChainReads, ChainSelector, Diagnostic, DiagnosticCode, RebuildSkip,
+    RebuildSkipReason, ResumableChain, ResumeRequest, ResumeTarget, SettleDelegation, SettleStatus,
+    SettledDelegation, StartDelegation, StartedDelegation,
+};

@@ -1,5 +1,7 @@
-//! ADR 0279 clause 9: the resumable list the parent sees in its system prompt, in the
-//! host's exact format (host-contract §8):
+//! ADR 0279 clause 9: what the parent model reads about resumable delegations: the
+//! `resume` parameter's description for the Task tool's schema ([`resume_parameter_schema`]),
+//! and the resumable list in its system prompt, in the host's exact format
+//! (host-contract §8):
 //!
 //! ```text
 //! Reusable subagent sessions (same conversation only). To continue one, pass its `resume` id on Task. Saying "reuse" in prose is not enough; omit `resume` to start a new session. Do not pass `model` when resuming.
@@ -12,8 +14,36 @@
 //! line: line breaks inside it (a `task` used as the label) become single spaces, so a
 //! multi-line brief cannot break the list's format.
 
-use super::registry::ResumableChain;
-use super::MAX_RESUMABLE_LISTED_FILES;
+use serde::{Deserialize, Serialize};
+use tsify::Tsify;
+
+use super::limits::MAX_RESUMABLE_LISTED_FILES;
+use super::types::ResumableChain;
+
+/// Clause 9, last paragraph: the description of the Task tool's `resume` parameter
+/// ("reuse requires the id; prose alone does not resume anything"), and clause 4's
+/// "Task.model ... not allowed on a resumed run".
+pub const RESUME_PARAMETER_DESCRIPTION: &str = "The delegationId of an earlier delegation to continue with its history (from a Task result, or the reusable subagent sessions listed in the system prompt). Reuse requires this id: saying \"reuse\" or \"continue\" in prose resumes nothing. Omit it to start a new delegation. Use the same agent, and do not pass `model` on a resume: a resumed run keeps its own model.";
+
+/// The JSON schema of the Task tool's `resume` parameter.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+pub struct ResumeParameterSchema {
+    /// Always `"string"`.
+    #[serde(rename = "type")]
+    #[tsify(type = "\"string\"")]
+    pub kind: String,
+    /// What the model reads: reuse requires the id, prose resumes nothing, no `model`
+    /// on a resume.
+    pub description: String,
+}
+
+/// The `resume` parameter's schema, to put in the host's Task tool schema as it is.
+pub fn resume_parameter_schema() -> ResumeParameterSchema {
+    ResumeParameterSchema {
+        kind: "string".into(),
+        description: RESUME_PARAMETER_DESCRIPTION.into(),
+    }
+}
 
 /// The header line of the resumable list.
 pub const RESUMABLE_LIST_HEADER: &str = "Reusable subagent sessions (same conversation only). To continue one, pass its `resume` id on Task. Saying \"reuse\" in prose is not enough; omit `resume` to start a new session. Do not pass `model` when resuming.";
@@ -38,7 +68,7 @@ pub fn files_line(files: &[String]) -> String {
         return "none recorded".into();
     }
     let shown = files.len().min(MAX_RESUMABLE_LISTED_FILES);
-    let mut out = files[..shown].join(", ");
+    let mut out = files.get(..shown).unwrap_or_default().join(", ");
     if files.len() > shown {
         out.push_str(&format!(" (+{} more)", files.len() - shown));
     }
@@ -51,8 +81,8 @@ pub fn format_resumable_list(chains: &[ResumableChain]) -> String {
         return String::new();
     }
     let mut lines = vec![RESUMABLE_LIST_HEADER.to_string()];
-    for c in chains {
-        let objective = one_line(&c.objective);
+    for chain in chains {
+        let objective = one_line(&chain.objective);
         let objective = if objective.is_empty() {
             "(no label)".to_string()
         } else {
@@ -60,9 +90,9 @@ pub fn format_resumable_list(chains: &[ResumableChain]) -> String {
         };
         lines.push(format!(
             "- {} / {}: {}",
-            c.agent, c.delegation_id, objective
+            chain.agent, chain.delegation_id, objective
         ));
-        lines.push(format!("  Files read: {}", files_line(&c.files)));
+        lines.push(format!("  Files read: {}", files_line(&chain.files)));
     }
     lines.join("\n")
 }
@@ -97,5 +127,20 @@ mod tests {
 - coder / d0: line one line two\n  Files read: f0.rs, f1.rs, f2.rs, f3.rs, f4.rs, f5.rs, f6.rs, f7.rs"
         );
         assert_eq!(format_resumable_list(&[]), "");
+    }
+
+    #[test]
+    fn the_resume_parameter_says_the_id_is_required() {
+        let schema = serde_json::to_value(resume_parameter_schema()).unwrap();
+        assert_eq!(schema["type"], "string");
+        let description = schema["description"].as_str().unwrap();
+        for needed in [
+            "delegationId",
+            "requires this id",
+            "prose resumes nothing",
+            "`model`",
+        ] {
+            assert!(description.contains(needed), "{needed}: {description}");
+        }
     }
 }

@@ -1,50 +1,103 @@
 //! ADR 0279 clause 12: the registry rebuilt from the persisted transcript alone
 //! (host-contract §8, "Rebuild on startup").
 //!
+//! [`plan`] reads the transcript into its chains and the events that made them, in
+//! transcript order; the registry replays those events through the same transitions a
+//! live registry makes (start, settle, drop), so the per-agent bound of clause 7 keeps
+//! and evicts exactly what it did live, and a rebuilt registry equals the live one.
+//!
 //! Rules, in order:
-//! 1. Task rows (role `tool`, tool name `Task`/`task`) are keyed by `toolCallId` (else
-//!    `id`); a later copy of the same call wins (the host rewrites the row when the run
-//!    settles). A call's place is its first copy's; its recency the last copy's.
+//! 1. Task rows (role `tool`, the Task tool in any spelling) are keyed by their call id
+//!    (`toolCallId`, else `id`); a later copy of the same call wins (the host rewrites
+//!    the row when the run settles). A run starts at its first copy and settles at its
+//!    last.
 //! 2. A call needs `toolResult.details.delegationId` (a rejected call has none: skipped)
 //!    and an agent: `toolArgs.agent` normalised, else `details.agent` (none: skipped).
 //!    Unparseable `toolArgs` are read as no arguments (agent from `details`, no task).
-//! 3. Status: `details.status` with `running` → `interrupted`; none recorded:
-//!    `toolStatus:"error"` → `failed`, `"running"` → `interrupted`, otherwise settled
-//!    (`null`, trusted as resumable). Unknown statuses are kept and are not resumable.
+//! 3. Status: `details.status` with `running` → `interrupted` (the app closed while it
+//!    ran); none recorded: `toolStatus:"error"` → `failed`, `"running"` → `interrupted`,
+//!    otherwise settled (`null`, trusted as resumable). Unknown statuses are kept and are
+//!    not resumable.
 //! 4. A delegationId seen on an earlier call is a duplicate: the later call is skipped.
 //! 5. Runs link by `toolArgs.resume`. A resume whose parent is missing (or a rejected
 //!    call), recorded under another agent, pointing at itself, or in a cycle is dropped,
 //!    and so is everything that continues it. The chain key is the root's delegationId.
 //! 6. A chain's runs are in transcript order; its brief is the root's `task`; its label
-//!    the latest non-blank objective; its reads and "anything to replay" come from its
-//!    rows; its model is the latest `details.modelId` (no key: clause 4 matches by id).
-//! 7. Then the clause-7 bound applies, as after a settle.
+//!    the latest non-blank objective; each run's reads and "anything to replay" come from
+//!    its rows; its model is the latest run's `details.modelId` (no key: clause 4
+//!    matches by id).
+//! 7. A rejected Task call that answered `NO_HISTORY` (`details.error`, `details.error.code`
+//!    or `details.code`) drops the chain its `toolArgs.resume` named, as the live
+//!    registry dropped it then.
 //!
-//! What a rebuild cannot know: the binding key, the definition fingerprint, and a run
-//! that was still working (it becomes `interrupted`).
+//! What a rebuild cannot know: the binding key, the definition fingerprint, a run that
+//! was still working (it becomes `interrupted`), and a `NO_HISTORY` answer the host never
+//! wrote down as a rejected Task row.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{HashMap, HashSet};
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use tsify::Tsify;
 
-use super::history::{count_chain_reads, objective_from_args, select_chain_rows, task_call_id};
-use super::registry::{run_replayable, Chain, IdSource, ModelBinding, Registry, Run};
+use super::chain::RunStatus;
+use super::history::{count_chain_reads, objective_from_args, replays_anything, select_chain_rows};
+use super::types::{ChainReads, ChainSelector, RebuildSkip, RebuildSkipReason, SettleStatus};
 use crate::transcript::{normalize_agent_name, UiMessage};
 
-/// A Task row the rebuild did not turn into a run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct RebuildSkip {
-    /// Index of the row (its last copy) in the transcript.
-    pub index: usize,
+/// One run of a rebuilt chain, with everything the replay needs.
+#[derive(Clone, Debug)]
+pub(crate) struct RebuiltRun {
+    pub delegation_id: String,
     pub tool_call_id: String,
-    /// `NO_DELEGATION_ID`, `NO_AGENT`, `DUPLICATE_DELEGATION_ID`, `MISSING_PARENT`,
-    /// `AGENT_MISMATCH`, `CYCLE`.
-    pub reason: String,
+    pub task: String,
+    pub description: Option<String>,
+    /// The label of this call (`description`, else `task`; `""` when neither).
+    pub objective: String,
+    pub model_id: Option<String>,
+    /// The status its last Task row copy recorded (rule 3).
+    pub status: RunStatus,
+    pub reads: ChainReads,
+    pub replays_anything: bool,
+    /// Transcript index of its last Task row copy.
+    pub last_index: usize,
 }
 
+/// One chain found in the transcript.
+#[derive(Clone, Debug)]
+pub(crate) struct RebuiltChain {
+    pub key: String,
+    pub agent: String,
+    pub brief: String,
+    pub runs: Vec<RebuiltRun>,
+}
+
+/// What happened at a transcript position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Event {
+    /// Run `run` of chain `chain` started (its first Task row copy).
+    Start { chain: usize, run: usize },
+    /// It settled with its recorded status (its last copy).
+    Settle { chain: usize, run: usize },
+    /// A resume of the chain holding `resume` was refused with `NO_HISTORY`.
+    NoHistory { resume: String },
+}
+
+/// An [`Event`] at transcript index `at`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TimedEvent {
+    pub at: usize,
+    pub event: Event,
+}
+
+/// The transcript read for a rebuild.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RebuildPlan {
+    pub chains: Vec<RebuiltChain>,
+    /// In transcript order (a run that starts and settles in one row: start first).
+    pub events: Vec<TimedEvent>,
+    pub skips: Vec<RebuildSkip>,
+}
+
+/// A Task call (its last copy) that recorded a delegation.
 #[derive(Clone, Debug)]
 struct Call {
     tool_call_id: String,
@@ -55,214 +108,282 @@ struct Call {
     description: Option<String>,
     objective: String,
     model_id: Option<String>,
-    status: Option<String>,
+    status: RunStatus,
+    /// Transcript indices of its first and last copy.
+    first_index: usize,
     last_index: usize,
 }
 
-fn s<'a>(m: Option<&'a Map<String, Value>>, k: &str) -> Option<&'a str> {
-    m?.get(k)?.as_str().map(str::trim).filter(|v| !v.is_empty())
+fn str_at<'a>(object: Option<&'a Map<String, Value>>, key: &str) -> Option<&'a str> {
+    object?
+        .get(key)?
+        .as_str()
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
 }
 
-fn status_of(details: Option<&Map<String, Value>>, row: &UiMessage) -> Option<String> {
-    if let Some(st) = s(details, "status") {
-        return Some(if st == "running" { "interrupted" } else { st }.to_string());
+/// Rule 3.
+fn recorded_status(details: Option<&Map<String, Value>>, row: &UiMessage) -> RunStatus {
+    if let Some(status) = str_at(details, "status") {
+        return match RunStatus::from_recorded(status) {
+            RunStatus::Running => RunStatus::Settled(SettleStatus::Interrupted),
+            other => other,
+        };
     }
     match row.tool_status.as_deref() {
-        Some("error") => Some("failed".into()),
-        Some("running") => Some("interrupted".into()),
-        _ => None,
+        Some("error") => RunStatus::Settled(SettleStatus::Failed),
+        Some("running") => RunStatus::Settled(SettleStatus::Interrupted),
+        _ => RunStatus::Unrecorded,
     }
 }
 
-/// The chains of a transcript, with the Task rows skipped (see the module docs).
-pub(crate) fn rebuild(rows: &[UiMessage]) -> (Vec<Chain>, Vec<RebuildSkip>) {
-    // 1. last copy of each Task call, in first-copy order.
-    let mut order: Vec<&str> = Vec::new();
-    let mut last: HashMap<&str, usize> = HashMap::new();
+/// Rule 7: the error code a rejected Task call recorded.
+fn recorded_error_code(details: Option<&Map<String, Value>>) -> Option<&str> {
+    str_at(details, "error")
+        .or_else(|| str_at(details?.get("error")?.as_object(), "code"))
+        .or_else(|| str_at(details, "code"))
+}
+
+/// The chains of a transcript and the events that made them (see the module docs).
+///
+/// `rows` may be the whole transcript or only the rows a rebuild reads
+/// ([`crate::transcript::RowFilter::DelegateOrTaskRows`], in order); `positions[i]` is then
+/// row `i`'s index in the whole transcript (events and skips are placed by it).
+pub(crate) fn plan(rows: &[UiMessage], positions: Option<&[usize]>) -> RebuildPlan {
+    let position = |i: usize| positions.and_then(|p| p.get(i)).copied().unwrap_or(i);
+    let mut plan = RebuildPlan::default();
+    let calls = read_calls(rows, &task_call_copies(rows), &position, &mut plan);
+    let roots = link_runs(&calls);
+    build_chains(rows, &calls, &roots, &mut plan);
+    // stable: at one index a run's start comes before its settle
+    plan.events.sort_by_key(|timed| timed.at);
+    plan.skips.sort_by_key(|skip| skip.index);
+    plan
+}
+
+/// Rule 1: each Task call's id with the row indices of its first and last copy, in
+/// first-copy order.
+fn task_call_copies(rows: &[UiMessage]) -> Vec<(&str, usize, usize)> {
+    let mut copies: Vec<(&str, usize, usize)> = Vec::new();
+    let mut at: HashMap<&str, usize> = HashMap::new();
     for (i, row) in rows.iter().enumerate() {
         if !row.is_task_row() {
             continue;
         }
-        let id = task_call_id(row);
-        if last.insert(id, i).is_none() {
-            order.push(id);
+        let id = row.task_call_id();
+        match at.get(id).and_then(|&k| copies.get_mut(k)) {
+            Some((_, _, last)) => *last = i,
+            None => {
+                at.insert(id, copies.len());
+                copies.push((id, i, i));
+            }
         }
     }
-    let mut skips = Vec::new();
-    let mut skip = |index: usize, id: &str, reason: &str| {
-        skips.push(RebuildSkip {
-            index,
-            tool_call_id: id.to_string(),
-            reason: reason.into(),
-        })
-    };
+    copies
+}
 
-    // 2–4. calls.
+/// Rules 2–4 and 7: the calls that recorded a delegation, from their last copy. Skipped
+/// calls and `NO_HISTORY` refusals go to `plan`.
+fn read_calls(
+    rows: &[UiMessage],
+    copies: &[(&str, usize, usize)],
+    position: &dyn Fn(usize) -> usize,
+    plan: &mut RebuildPlan,
+) -> Vec<Call> {
     let mut calls: Vec<Call> = Vec::new();
-    let mut by_did: HashMap<String, usize> = HashMap::new();
-    for id in order {
-        let Some(&i) = last.get(id) else { continue };
-        let row = &rows[i];
-        let args = row.tool_args_object();
-        let details = match &row.tool_result {
-            Some(Value::Object(r)) => r.get("details").and_then(Value::as_object),
-            _ => None,
-        };
-        let Some(delegation_id) = s(details, "delegationId") else {
-            skip(i, id, "NO_DELEGATION_ID");
+    let mut seen_delegations: HashSet<&str> = HashSet::new();
+    for &(id, first_at, last_at) in copies {
+        let Some(row) = rows.get(last_at) else {
             continue;
         };
-        let agent = s(args.as_ref(), "agent")
-            .or_else(|| s(details, "agent"))
+        let (first_index, last_index) = (position(first_at), position(last_at));
+        let mut skip = |reason| {
+            plan.skips.push(RebuildSkip {
+                index: last_index,
+                tool_call_id: id.to_string(),
+                reason,
+            })
+        };
+        let args = row.tool_args_object();
+        let details = match &row.tool_result {
+            Some(Value::Object(result)) => result.get("details").and_then(Value::as_object),
+            _ => None,
+        };
+        let Some(delegation_id) = str_at(details, "delegationId") else {
+            if let (Some("NO_HISTORY"), Some(resume)) = (
+                recorded_error_code(details),
+                str_at(args.as_ref(), "resume"),
+            ) {
+                plan.events.push(TimedEvent {
+                    at: last_index,
+                    event: Event::NoHistory {
+                        resume: resume.to_string(),
+                    },
+                });
+            }
+            skip(RebuildSkipReason::NoDelegationId);
+            continue;
+        };
+        let agent = str_at(args.as_ref(), "agent")
+            .or_else(|| str_at(details, "agent"))
             .map(normalize_agent_name)
             .unwrap_or_default();
         if agent.is_empty() {
-            skip(i, id, "NO_AGENT");
+            skip(RebuildSkipReason::NoAgent);
             continue;
         }
-        if by_did.contains_key(delegation_id) {
-            skip(i, id, "DUPLICATE_DELEGATION_ID");
+        if !seen_delegations.insert(delegation_id) {
+            skip(RebuildSkipReason::DuplicateDelegationId);
             continue;
         }
-        by_did.insert(delegation_id.to_string(), calls.len());
         calls.push(Call {
             tool_call_id: id.to_string(),
             delegation_id: delegation_id.to_string(),
             agent,
-            resume: s(args.as_ref(), "resume").map(str::to_string),
-            task: s(args.as_ref(), "task").unwrap_or_default().to_string(),
-            description: s(args.as_ref(), "description").map(str::to_string),
+            resume: str_at(args.as_ref(), "resume").map(str::to_string),
+            task: str_at(args.as_ref(), "task")
+                .unwrap_or_default()
+                .to_string(),
+            description: str_at(args.as_ref(), "description").map(str::to_string),
             objective: args.as_ref().map(objective_from_args).unwrap_or_default(),
-            model_id: s(details, "modelId").map(str::to_string),
-            status: status_of(details, row),
-            last_index: i,
+            model_id: str_at(details, "modelId").map(str::to_string),
+            status: recorded_status(details, row),
+            first_index,
+            last_index,
         });
     }
+    calls
+}
 
-    // 5. roots, following resume links with cycle detection.
-    let mut root: Vec<Option<Result<usize, &'static str>>> = vec![None; calls.len()];
+/// Rule 5: each call's root (the first run of its chain), following `resume` links with
+/// cycle detection, or why the call is dropped.
+fn link_runs(calls: &[Call]) -> Vec<Result<usize, RebuildSkipReason>> {
+    let call_of_delegation: HashMap<&str, usize> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, call)| (call.delegation_id.as_str(), i))
+        .collect();
+    let mut root_of: Vec<Option<Result<usize, RebuildSkipReason>>> = vec![None; calls.len()];
     for start in 0..calls.len() {
         let mut path: Vec<usize> = Vec::new();
-        let mut cur = start;
-        let outcome: Result<usize, &'static str> = loop {
-            if let Some(known) = root[cur] {
+        let mut current = start;
+        let outcome = loop {
+            if let Some(known) = root_of.get(current).copied().flatten() {
                 break known;
             }
-            if path.contains(&cur) {
-                break Err("CYCLE");
+            if path.contains(&current) {
+                break Err(RebuildSkipReason::Cycle);
             }
-            path.push(cur);
-            let Some(parent) = calls[cur].resume.as_deref() else {
-                break Ok(cur);
+            path.push(current);
+            let Some(call) = calls.get(current) else {
+                break Err(RebuildSkipReason::MissingParent);
             };
-            match by_did.get(parent) {
-                None => break Err("MISSING_PARENT"),
-                Some(&p) if p == cur => break Err("CYCLE"),
-                Some(&p) if calls[p].agent != calls[cur].agent => break Err("AGENT_MISMATCH"),
-                Some(&p) => cur = p,
+            let Some(parent_id) = call.resume.as_deref() else {
+                break Ok(current);
+            };
+            match call_of_delegation.get(parent_id).copied() {
+                None => break Err(RebuildSkipReason::MissingParent),
+                Some(parent) if parent == current => break Err(RebuildSkipReason::Cycle),
+                Some(parent) if calls.get(parent).map(|p| &p.agent) != Some(&call.agent) => {
+                    break Err(RebuildSkipReason::AgentMismatch)
+                }
+                Some(parent) => current = parent,
             }
         };
-        for p in path {
-            root[p] = Some(outcome);
-        }
-    }
-
-    // 6. chains. Rows are indexed by parentToolCallId once, so each chain reads only its own.
-    let mut by_parent: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, r) in rows.iter().enumerate() {
-        if let Some(p) = r.parent_tool_call_id.as_deref() {
-            by_parent.entry(p).or_default().push(i);
-        }
-    }
-    let rows_of = |calls: &[&str]| -> Vec<UiMessage> {
-        let mut at: Vec<usize> = calls
-            .iter()
-            .filter_map(|c| by_parent.get(c))
-            .flatten()
-            .copied()
-            .collect();
-        at.sort_unstable();
-        at.dedup();
-        at.into_iter().map(|i| rows[i].clone()).collect()
-    };
-    let mut members: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for (i, r) in root.iter().enumerate() {
-        match r {
-            Some(Ok(rt)) => members.entry(*rt).or_default().push(i),
-            Some(Err(reason)) => skip(calls[i].last_index, &calls[i].tool_call_id, reason),
-            None => {}
-        }
-    }
-    let mut chains = Vec::new();
-    for (rt, idx) in members {
-        let root_call = &calls[rt];
-        let runs: Vec<Run> = idx
-            .iter()
-            .map(|&i| {
-                let c = &calls[i];
-                Run {
-                    delegation_id: c.delegation_id.clone(),
-                    tool_call_id: c.tool_call_id.clone(),
-                    task: c.task.clone(),
-                    description: c.description.clone(),
-                    status: c.status.clone(),
-                    replayable: Some(run_replayable(
-                        &rows_of(&[c.tool_call_id.as_str()]),
-                        &c.tool_call_id,
-                        &c.agent,
-                        &root_call.task,
-                    )),
-                }
-            })
-            .collect();
-        let mut objective = String::new();
-        for &i in &idx {
-            if !calls[i].objective.is_empty() {
-                objective = calls[i].objective.clone();
+        for member in path {
+            if let Some(slot) = root_of.get_mut(member) {
+                *slot = Some(outcome);
             }
         }
-        let latest = idx.last().map_or(root_call, |&i| &calls[i]);
-        let mut chain = Chain {
+    }
+    root_of
+        .into_iter()
+        .map(|root| root.unwrap_or(Err(RebuildSkipReason::MissingParent)))
+        .collect()
+}
+
+/// Rule 6: the chains, each run with its reads and whether it replays anything, and the
+/// start and settle events of every run. Dropped calls go to `plan.skips`.
+fn build_chains(
+    rows: &[UiMessage],
+    calls: &[Call],
+    roots: &[Result<usize, RebuildSkipReason>],
+    plan: &mut RebuildPlan,
+) {
+    // rows indexed once by the call that wrote them, so each run reads only its own
+    let mut rows_by_call: HashMap<&str, Vec<UiMessage>> = HashMap::new();
+    for row in rows {
+        if let Some(call) = row.head().parent_call() {
+            rows_by_call.entry(call).or_default().push(row.clone());
+        }
+    }
+    // members of each chain, chains in the order their first member appears
+    let mut members: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut chain_of_root: HashMap<usize, usize> = HashMap::new();
+    for (i, (call, root)) in calls.iter().zip(roots).enumerate() {
+        match root {
+            Ok(root) => {
+                let chain = *chain_of_root.entry(*root).or_insert_with(|| {
+                    members.push((*root, Vec::new()));
+                    members.len() - 1
+                });
+                if let Some((_, list)) = members.get_mut(chain) {
+                    list.push(i);
+                }
+            }
+            Err(reason) => plan.skips.push(RebuildSkip {
+                index: call.last_index,
+                tool_call_id: call.tool_call_id.clone(),
+                reason: *reason,
+            }),
+        }
+    }
+    for (root, member_calls) in members {
+        let Some(root_call) = calls.get(root) else {
+            continue;
+        };
+        let chain = plan.chains.len();
+        let mut runs = Vec::new();
+        for (run, call) in member_calls
+            .iter()
+            .filter_map(|&i| calls.get(i))
+            .enumerate()
+        {
+            let run_rows = select_chain_rows(
+                rows_by_call
+                    .get(call.tool_call_id.as_str())
+                    .map_or(&[], Vec::as_slice),
+                &ChainSelector {
+                    tool_call_ids: vec![call.tool_call_id.clone()],
+                    agent: call.agent.clone(),
+                },
+            );
+            runs.push(RebuiltRun {
+                delegation_id: call.delegation_id.clone(),
+                tool_call_id: call.tool_call_id.clone(),
+                task: call.task.clone(),
+                description: call.description.clone(),
+                objective: call.objective.clone(),
+                model_id: call.model_id.clone(),
+                status: call.status.clone(),
+                reads: count_chain_reads(&run_rows),
+                replays_anything: replays_anything(&run_rows, &root_call.task),
+                last_index: call.last_index,
+            });
+            plan.events.push(TimedEvent {
+                at: call.first_index,
+                event: Event::Start { chain, run },
+            });
+            plan.events.push(TimedEvent {
+                at: call.last_index,
+                event: Event::Settle { chain, run },
+            });
+        }
+        plan.chains.push(RebuiltChain {
             key: root_call.delegation_id.clone(),
             agent: root_call.agent.clone(),
             brief: root_call.task.clone(),
             runs,
-            objective,
-            reads: Default::default(),
-            last_active: idx
-                .iter()
-                .map(|&i| calls[i].last_index as u64)
-                .max()
-                .unwrap_or(0),
-            model: ModelBinding {
-                key: None,
-                model_id: latest.model_id.clone(),
-            },
-            definition: None,
-        };
-        let calls: Vec<&str> = chain.runs.iter().map(|r| r.tool_call_id.as_str()).collect();
-        chain.reads = count_chain_reads(&select_chain_rows(&rows_of(&calls), &chain.selector()));
-        chains.push(chain);
-    }
-    skips.sort_by_key(|s| s.index);
-    (chains, skips)
-}
-
-impl Registry {
-    /// Clause 12: a registry rebuilt from the session transcript, issuing random ids.
-    pub fn from_transcript(rows: &[UiMessage]) -> Self {
-        Self::from_transcript_with_id_source(rows, Box::new(super::registry::random_uuid_v4))
-    }
-
-    /// [`Registry::from_transcript`] with an injected id source.
-    pub fn from_transcript_with_id_source(rows: &[UiMessage], ids: IdSource) -> Self {
-        let (chains, skips) = rebuild(rows);
-        let mut reg = Registry::with_id_source(ids);
-        for c in chains {
-            reg.install(c);
-        }
-        reg.evict_overflow();
-        reg.set_rebuild_skips(skips);
-        reg
+        });
     }
 }

@@ -1,419 +1,81 @@
-//! ADR 0279 clauses 1, 2, 4–9 and 11: the registry of resumable chains, a plain Rust
-//! struct kept across calls (the wasm class `DelegationRegistry` wraps it).
+//! ADR 0279 clauses 1, 4–8, 11 and 12: the registry of resumable chains, the only state
+//! of the delegation core (the wasm class `DelegationRegistry` wraps it), and every
+//! transition of it.
 //!
 //! - Clause 1: a chain has an internal key (a random UUID, or the root's delegationId
-//!   after a rebuild) that no output of this module contains; every delegationId issued
-//!   on a live chain maps back to it, so a middle id resolves too.
-//! - Clause 2: a chain is its ordered Task calls; reads live on the chain.
+//!   after a rebuild) that no output contains; every delegationId issued on a held chain
+//!   maps back to it, so a middle id resolves too.
 //! - Clause 4: [`Registry::validate_resume`] checks, in this order: unknown or evicted
-//!   id → `UNKNOWN_DELEGATION` (with the resumable list); latest run still running →
-//!   `DELEGATION_RUNNING`; latest run stopped / aborted / interrupted / an unknown status
-//!   → `NOT_RESUMABLE`; `Task.agent` differs → `AGENT_MISMATCH`; `Task.model` given →
-//!   `MODEL_ON_RESUME`; over the read budget → `READ_BUDGET_EXCEEDED`; nothing to replay →
-//!   `NO_HISTORY`. Model binding on resume: [`super::binding`].
-//! - Clause 5: resumable = latest status `completed`, `failed`, `timed_out` (treated as
-//!   failed), or none recorded (a rebuilt row trusted as settled).
+//!   id → `UNKNOWN_DELEGATION`; `Task.agent` differs → `AGENT_MISMATCH` (also while the
+//!   chain runs); latest run still running → `DELEGATION_RUNNING`; latest run stopped /
+//!   aborted / interrupted / an unknown status → `NOT_RESUMABLE`; `Task.model` given →
+//!   `MODEL_ON_RESUME`; over the read budget → `READ_BUDGET_EXCEEDED`; nothing to replay
+//!   → `NO_HISTORY`, and the chain is dropped at once (registry entry and every
+//!   reverse-map entry), so the next resume of that id is `UNKNOWN_DELEGATION`. The
+//!   unknown-id, agent-mismatch and no-history errors list the chains that remain
+//!   reusable (at most [`super::limits::MAX_CHAINS_IN_ERROR`], then "(+N more)"). The model binding of
+//!   a resumed run: [`super::binding`].
 //! - Clause 6: one live run per chain: a resume while it runs is rejected, never queued.
-//! - Clause 7: at most [`MAX_RESUMABLE_CHAINS_PER_AGENT`] settled chains per agent; when
-//!   a delegation settles, the least recently used ones go, with every reverse-map
-//!   entry. A chain whose latest run is running is never evicted and not counted. The
-//!   bound counts every settled chain of the agent (also stopped or over-budget ones, so
-//!   memory stays bounded and a stopped id still answers `NOT_RESUMABLE` while kept).
-//!   This reading ("reusable" = settled, as opposed to live) keeps a rebuild from the
-//!   transcript equal to the live registry; a stopped run can therefore push out an
-//!   older resumable chain of the same agent.
-//! - Clause 8: reads are added at settle; a chain over
-//!   [`MAX_RESUMABLE_READ_LINES`] leaves the list (checked when the list is built).
-//! - Clause 9: [`Registry::resumable_list`] / [`Registry::resumable_prompt`].
+//! - Clause 7: when a delegation settles, its agent's settled chains are bounded: at most
+//!   [`MAX_RESUMABLE_CHAINS_PER_AGENT`] reusable ones, and separately at most as many that
+//!   cannot be resumed (stopped, aborted, interrupted, over the read budget, nothing to
+//!   replay), least recently used first out, whole chains with every reverse-map entry.
+//!   So a chain that cannot be resumed never pushes out a reusable one, memory stays
+//!   bounded, and a kept one still answers its own code. A running chain is neither
+//!   counted nor evicted. Only the settled chain's agent is looked at (an index by
+//!   agent), so a settle costs the same on a registry of any size.
+//! - Clause 8: reads are added at settle; a chain over the read budget is not reusable.
 //! - Clause 11: a changed definition fingerprint on resume is applied and reported as a
 //!   `DEFINITION_CHANGED` diagnostic.
+//! - Clause 12: [`Registry::from_transcript`] replays the rebuild's events
+//!   ([`super::rebuild`]) through the same transitions.
 //!
 //! Recency ("LRU", and the list's "newest activity first"): a counter bumped on every
 //! start (new or resumed) and every settle; a validation does not bump it. After a
-//! rebuild the counter is the transcript position of a chain's latest Task row copy.
+//! rebuild it is the transcript position of the Task row copy that started or settled.
 //!
-//! No history (clause 4, last row): whether a run left anything to replay is learnt from
-//! rows given to `settle` or `validate_resume` (or the transcript, after a rebuild). A
-//! chain known to have nothing (or no brief) is never listed and answers `NO_HISTORY`;
-//! it is not removed at once, so its id keeps giving that answer until LRU evicts it.
-//!
-//! Every method validates before it mutates: an error leaves the registry unchanged,
-//! except `NO_HISTORY`, which records that the chain has nothing to replay.
+//! Whether a run left anything to replay is learnt from the rows given to `settle` or
+//! `validate_resume` (or the transcript, in a rebuild). Every method validates before
+//! it mutates: an error leaves the registry unchanged, except `NO_HISTORY`, which drops
+//! the chain.
 
-use std::collections::{BTreeMap, HashMap};
+use std::cmp::Reverse;
+use std::collections::HashMap;
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
-use tsify::Tsify;
-
-use super::binding::{resolve_resume_binding, BindingCandidates};
+use super::binding::{bind_resumed_run, ModelBinding};
+use super::chain::{Chain, Run, RunStatus, Standing};
+use super::conversation::{conversation_of, ChainConversation};
 use super::history::{
-    chain_rows_to_messages, count_chain_reads, select_chain_rows, ChainReads, ChainSelector,
-    ProviderBinding,
+    count_chain_reads, replays_anything, run_replays_anything, select_chain_rows,
 };
+use super::ids::{random_uuid_v4, IdSource};
+use super::limits::MAX_RESUMABLE_CHAINS_PER_AGENT;
 use super::prompt::format_resumable_list;
-use super::rebuild::RebuildSkip;
-use super::seed::is_only_text;
-use super::{MAX_RESUMABLE_CHAINS_PER_AGENT, MAX_RESUMABLE_READ_LINES};
+use super::rebuild::{plan, Event, RebuildPlan};
+use super::types::{
+    ChainInfo, ChainReads, ChainSelector, Diagnostic, DiagnosticCode, RebuildSkip,
+    RebuildSkipReason, ResumableChain, ResumeRequest, ResumeTarget, SettleDelegation,
+    SettledDelegation, StartDelegation, StartedDelegation,
+};
+use super::wording::{self, ReusableListing};
 use crate::error::{Error, Result};
 use crate::transcript::{normalize_agent_name, UiMessage};
 
-/// A source of fresh ids (delegationIds and internal chain keys).
-pub type IdSource = Box<dyn FnMut() -> Result<String>>;
-
-/// A random UUID v4 (`getrandom`), lower-case hex.
-pub fn random_uuid_v4() -> Result<String> {
-    let mut b = [0u8; 16];
-    getrandom::fill(&mut b).map_err(|e| Error::InvalidState {
-        message: format!("no randomness available for a delegation id: {e}"),
-    })?;
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    Ok(format!(
-        "{}-{}-{}-{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
-    ))
-}
-
-/// The model binding a run used: the `providerId/modelId` key and/or the model id.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct ModelBinding {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub key: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub model_id: Option<String>,
-}
-
-impl ModelBinding {
-    fn model_id_or_key(&self) -> Option<String> {
-        self.model_id.clone().or_else(|| {
-            self.key
-                .as_deref()
-                .and_then(super::binding::split_key)
-                .map(|(_, m)| m.to_string())
-        })
-    }
-}
-
-/// What the host resolves a resumed run's model among (clause 4).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct ResumeCandidates {
-    /// Keys the run may use now, in the host's priority order.
-    #[serde(default)]
-    pub allowed: Vec<String>,
-    /// The key the agent definition resolves to now.
-    pub definition_binding: String,
-}
-
-/// A Task call as the host knows it when the tool runs.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct StartDelegation {
-    /// The Task call's id (child rows carry it as `parentToolCallId`).
-    pub tool_call_id: String,
-    /// `Task.agent` (normalised: `Explorer` and `explorer.md` are `explorer`).
-    pub agent: String,
-    /// `Task.task`, the brief of this run.
-    pub task: String,
-    /// `Task.description`, the 3–6 word label.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub description: Option<String>,
-    /// `Task.model` as the model passed it (rejected on a resume).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub model: Option<String>,
-    /// `Task.resume`: any delegationId of the chain to continue.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub resume: Option<String>,
-    /// The binding the host resolved for a new run (recorded for later resumes). On a
-    /// resume without `candidates`, a binding the host resolved itself.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub binding: Option<ModelBinding>,
-    /// On a resume: what the binding is resolved among (see `resolveResumeBinding`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub candidates: Option<ResumeCandidates>,
-    /// A fingerprint (hash, version) of the agent definition, for clause 11.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub definition: Option<String>,
-}
-
-/// Something the host records in the delegation's lifecycle details.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct Diagnostic {
-    /// `MODEL_CHANGED` or `DEFINITION_CHANGED`.
-    pub code: String,
-    pub message: String,
-}
-
-/// The result of [`Registry::start`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct StartedDelegation {
-    /// The new run's id (a random UUID).
-    pub delegation_id: String,
-    /// The normalised agent name.
-    pub agent: String,
-    /// Every Task call of the chain, this one last (for `selectChainRows`).
-    pub tool_call_ids: Vec<String>,
-    /// The chain's original task (the seed's first message).
-    pub brief: String,
-    /// On a resume: the chain's previous latest delegationId.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub resumed_from: Option<String>,
-    /// The binding the run uses (on a resume: the chain's own, clause 4).
-    pub model_binding: ModelBinding,
-    /// The previous model id, when a resume could not keep the chain's binding.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub model_changed_from: Option<String>,
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-/// How a run ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Tsify)]
-#[serde(rename_all = "snake_case")]
-pub enum SettleStatus {
-    Completed,
-    Failed,
-    Aborted,
-    Stopped,
-    TimedOut,
-    Interrupted,
-}
-
-impl SettleStatus {
-    /// The status string (`timed_out`, ...).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SettleStatus::Completed => "completed",
-            SettleStatus::Failed => "failed",
-            SettleStatus::Aborted => "aborted",
-            SettleStatus::Stopped => "stopped",
-            SettleStatus::TimedOut => "timed_out",
-            SettleStatus::Interrupted => "interrupted",
-        }
-    }
-}
-
-/// Input of [`Registry::settle`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct SettleDelegation {
-    pub delegation_id: String,
-    pub status: SettleStatus,
-    /// The run's reads (`countChainReads` of its rows). Wins over `rows` for reads.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub reads: Option<ChainReads>,
-    /// The run's rows (or any rows including them): reads are counted from them when
-    /// `reads` is absent, and they tell whether the run left anything to replay.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub rows: Option<Vec<UiMessage>>,
-}
-
-/// The result of [`Registry::settle`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct SettledDelegation {
-    pub delegation_id: String,
-    pub status: String,
-    /// Whether the chain is now in the resumable list.
-    pub resumable: bool,
-    /// delegationIds that left the registry by LRU eviction (clause 7).
-    pub evicted: Vec<String>,
-}
-
-/// A resume as the Task tool receives it.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct ResumeRequest {
-    /// `Task.resume`.
-    pub delegation_id: String,
-    /// `Task.agent`.
-    pub agent: String,
-    /// `Task.model` (must be absent on a resume).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub model: Option<String>,
-}
-
-/// What a valid resume continues.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct ResumeTarget {
-    /// The id that was asked for (any id on the chain).
-    pub delegation_id: String,
-    /// The chain's latest run.
-    pub latest_delegation_id: String,
-    pub agent: String,
-    /// The chain's original task.
-    pub brief: String,
-    pub objective: String,
-    /// Every Task call of the chain, oldest first (for `selectChainRows`).
-    pub tool_call_ids: Vec<String>,
-    /// The latest run's status (`null`: a rebuilt row that recorded none).
-    pub status: Option<String>,
-    pub reads: ChainReads,
-    /// The binding the chain recorded (after a rebuild only the model id).
-    pub recorded_model: ModelBinding,
-}
-
-/// One entry of the resumable list.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct ResumableChain {
-    pub agent: String,
-    /// The chain's latest delegationId (the one the prompt lists).
-    pub delegation_id: String,
-    /// The latest run's label (may be empty: listed as "(no label)").
-    pub objective: String,
-    /// Every file the chain read, first-seen order (the prompt shows 8).
-    pub files: Vec<String>,
-    pub read_lines: u64,
-    pub status: Option<String>,
-}
-
-/// A chain as [`Registry::resolve`] shows it (no internal key).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct ChainInfo {
-    pub agent: String,
-    pub delegation_ids: Vec<String>,
-    pub tool_call_ids: Vec<String>,
-    pub latest_delegation_id: String,
-    /// `running`, a settled status, or `null` (rebuilt, none recorded).
-    pub status: Option<String>,
-    pub brief: String,
-    pub objective: String,
-    pub reads: ChainReads,
-    /// Whether the chain is in the resumable list now.
-    pub resumable: bool,
-}
-
-/// One Task call of a chain.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Run {
-    pub delegation_id: String,
-    pub tool_call_id: String,
-    pub task: String,
-    pub description: Option<String>,
-    /// `running`, a settled status, or `None` (rebuilt, none recorded: settled).
-    pub status: Option<String>,
-    /// Whether this run's rows convert to at least one message (`None`: unknown).
-    pub replayable: Option<bool>,
-}
-
-/// One chain (clause 2).
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Chain {
-    pub key: String,
-    pub agent: String,
-    pub brief: String,
-    pub runs: Vec<Run>,
-    pub objective: String,
-    pub reads: ChainReads,
-    pub last_active: u64,
-    pub model: ModelBinding,
-    pub definition: Option<String>,
-}
-
-pub(crate) fn status_is_resumable(status: Option<&str>) -> bool {
-    matches!(status, None | Some("completed" | "failed" | "timed_out"))
-}
-
-impl Chain {
-    fn latest(&self) -> Option<&Run> {
-        self.runs.last()
-    }
-    fn latest_id(&self) -> &str {
-        self.latest().map_or("", |r| r.delegation_id.as_str())
-    }
-    fn latest_status(&self) -> Option<&str> {
-        self.latest().and_then(|r| r.status.as_deref())
-    }
-    fn is_running(&self) -> bool {
-        self.latest_status() == Some("running")
-    }
-    /// Known to have nothing to replay (or no brief to seed with).
-    fn known_empty(&self) -> bool {
-        self.brief.is_empty() || self.runs.iter().all(|r| r.replayable == Some(false))
-    }
-    fn is_listed(&self) -> bool {
-        !self.is_running()
-            && status_is_resumable(self.latest_status())
-            && self.reads.lines <= MAX_RESUMABLE_READ_LINES
-            && !self.known_empty()
-    }
-    pub(crate) fn selector(&self) -> ChainSelector {
-        ChainSelector {
-            tool_call_ids: self.runs.iter().map(|r| r.tool_call_id.clone()).collect(),
-            agent: self.agent.clone(),
-        }
-    }
-    fn entry(&self) -> ResumableChain {
-        ResumableChain {
-            agent: self.agent.clone(),
-            delegation_id: self.latest_id().to_string(),
-            objective: self.objective.clone(),
-            files: self.reads.files.clone(),
-            read_lines: self.reads.lines,
-            status: self.latest_status().map(str::to_string),
-        }
-    }
-}
-
-/// Whether a run's rows (selected from `rows`) convert to at least one message.
-pub(crate) fn run_replayable(
-    rows: &[UiMessage],
-    tool_call_id: &str,
-    agent: &str,
-    brief: &str,
-) -> bool {
-    let sel = select_chain_rows(
-        rows,
-        &ChainSelector {
-            tool_call_ids: vec![tool_call_id.to_string()],
-            agent: agent.to_string(),
-        },
-    );
-    let probe = ProviderBinding {
-        provider: String::new(),
-        model: String::new(),
-        api: None,
-        thinking_signature: None,
-    };
-    // What a seed would replay: the converted rows minus an echo of the brief (the
-    // brief itself is always seeded, so a run that left only its echo left nothing).
-    chain_rows_to_messages(&sel, &probe)
-        .iter()
-        .any(|m| !is_only_text(m, brief.trim()))
-}
-
 /// The registry of resumable chains (see the module docs).
 pub struct Registry {
-    chains: BTreeMap<String, Chain>,
+    chains: HashMap<String, Chain>,
+    /// Every delegationId of a held chain → its key.
     by_delegation: HashMap<String, String>,
+    /// Every Task call id of a held chain → its key.
     by_tool_call: HashMap<String, String>,
+    /// Agent → keys of its chains whose latest run has settled (clause 7's groups).
+    settled_by_agent: HashMap<String, Vec<String>>,
     tick: u64,
     ids: IdSource,
     rebuild_skips: Vec<RebuildSkip>,
+    /// Chains the last bound check looked at.
+    last_bound_check: usize,
 }
 
 impl fmt::Debug for Registry {
@@ -431,10 +93,20 @@ impl Default for Registry {
     }
 }
 
-fn trimmed(s: Option<&str>) -> Option<String> {
-    s.map(str::trim)
-        .filter(|s| !s.is_empty())
+fn trimmed(text: &str) -> Option<String> {
+    Some(text.trim())
+        .filter(|t| !t.is_empty())
         .map(str::to_string)
+}
+
+fn trimmed_option(text: Option<&str>) -> Option<String> {
+    text.and_then(trimmed)
+}
+
+fn vanished(what: &str) -> Error {
+    Error::InvalidState {
+        message: format!("the validated chain of {what} vanished"),
+    }
 }
 
 impl Registry {
@@ -446,13 +118,43 @@ impl Registry {
     /// An empty registry issuing ids from `ids` (deterministic tests).
     pub fn with_id_source(ids: IdSource) -> Self {
         Registry {
-            chains: BTreeMap::new(),
+            chains: HashMap::new(),
             by_delegation: HashMap::new(),
             by_tool_call: HashMap::new(),
+            settled_by_agent: HashMap::new(),
             tick: 0,
             ids,
             rebuild_skips: Vec::new(),
+            last_bound_check: 0,
         }
+    }
+
+    /// Clause 12: a registry rebuilt from the session transcript, issuing random ids.
+    pub fn from_transcript(rows: &[UiMessage]) -> Self {
+        Self::from_transcript_with_id_source(rows, Box::new(random_uuid_v4))
+    }
+
+    /// [`Registry::from_transcript`] with an injected id source.
+    pub fn from_transcript_with_id_source(rows: &[UiMessage], ids: IdSource) -> Self {
+        Self::from_transcript_rows(rows, None, ids)
+    }
+
+    /// [`Registry::from_transcript`] from only the rows a rebuild reads
+    /// ([`crate::transcript::RowFilter::DelegateOrTaskRows`], in transcript order), with
+    /// each row's index in the whole transcript (`positions[i]` for `rows[i]`), so that
+    /// recency and [`RebuildSkip::index`] are transcript positions.
+    pub fn from_transcript_rows(
+        rows: &[UiMessage],
+        positions: Option<&[usize]>,
+        ids: IdSource,
+    ) -> Self {
+        let mut registry = Registry::with_id_source(ids);
+        registry.replay(plan(rows, positions));
+        let transcript_len = positions
+            .and_then(|p| p.last())
+            .map_or(rows.len(), |last| last + 1);
+        registry.tick = registry.tick.max(transcript_len as u64);
+        registry
     }
 
     /// Number of chains held (listed or not).
@@ -465,31 +167,463 @@ impl Registry {
         &self.rebuild_skips
     }
 
-    pub(crate) fn set_rebuild_skips(&mut self, skips: Vec<RebuildSkip>) {
+    /// How many chains the last bound check (clause 7, at a settle) looked at: the
+    /// settled chains of one agent, never the whole registry.
+    #[doc(hidden)]
+    pub fn last_bound_check_size(&self) -> usize {
+        self.last_bound_check
+    }
+
+    // ---------------------------------------------------------------------- reading
+
+    fn key_of(&self, delegation_id: &str) -> Option<&String> {
+        self.by_delegation.get(delegation_id.trim())
+    }
+
+    fn chain_of(&self, delegation_id: &str) -> Option<&Chain> {
+        self.chains.get(self.key_of(delegation_id)?)
+    }
+
+    /// The chain `delegation_id` belongs to, if the registry holds it.
+    pub fn resolve(&self, delegation_id: &str) -> Option<ChainInfo> {
+        self.chain_of(delegation_id).map(Chain::info)
+    }
+
+    /// The resumable chains, newest activity first (clause 9).
+    pub fn resumable_list(&self) -> Vec<ResumableChain> {
+        let mut reusable: Vec<&Chain> = self
+            .chains
+            .values()
+            .filter(|chain| chain.is_reusable())
+            .collect();
+        reusable.sort_by(|left, right| {
+            (right.last_active, &left.key).cmp(&(left.last_active, &right.key))
+        });
+        reusable.into_iter().map(Chain::listing_entry).collect()
+    }
+
+    /// The resumable list block for the parent's system prompt; `""` when empty.
+    pub fn resumable_prompt(&self) -> String {
+        format_resumable_list(&self.resumable_list())
+    }
+
+    fn reusable_listing(&self) -> ReusableListing {
+        wording::reusable_listing(&self.resumable_list())
+    }
+
+    fn unknown_delegation(&self, delegation_id: &str) -> Error {
+        let listing = self.reusable_listing();
+        Error::UnknownDelegation {
+            id: delegation_id.trim().to_string(),
+            listing: listing.text,
+            resumable: listing.ids,
+            resumable_omitted: listing.omitted,
+        }
+    }
+
+    /// Clause 13: the chain of `delegation_id` (any id on it) as one conversation.
+    ///
+    /// Errors: `UNKNOWN_DELEGATION` when the registry does not hold the id.
+    pub fn chain_conversation(
+        &self,
+        rows: &[UiMessage],
+        delegation_id: &str,
+    ) -> Result<ChainConversation> {
+        match self.chain_of(delegation_id) {
+            Some(chain) => Ok(conversation_of(chain, rows)),
+            None => Err(self.unknown_delegation(delegation_id)),
+        }
+    }
+
+    // ---------------------------------------------------------------------- clause 4
+
+    /// Clause 4: every check a resume must pass, in the module docs' order.
+    ///
+    /// `rows` (the session transcript, or at least the chain's rows) make the
+    /// `NO_HISTORY` check exact; without them only what settle / rebuild learnt is used.
+    /// A `NO_HISTORY` answer drops the chain.
+    pub fn validate_resume(
+        &mut self,
+        request: &ResumeRequest,
+        rows: Option<&[UiMessage]>,
+    ) -> Result<ResumeTarget> {
+        let id = request.delegation_id.trim().to_string();
+        let Some(chain) = self.chain_of(&id) else {
+            return Err(self.unknown_delegation(&id));
+        };
+        let latest = chain.latest_id().to_string();
+        let agent = normalize_agent_name(&request.agent);
+        if agent != chain.agent {
+            let listing = self.reusable_listing();
+            return Err(Error::AgentMismatch {
+                message: wording::agent_mismatch(&id, &chain.agent, &agent, &listing),
+                id,
+                expected: chain.agent.clone(),
+                actual: agent,
+            });
+        }
+        if chain.is_running() {
+            return Err(Error::DelegationRunning { id: latest });
+        }
+        let status = chain
+            .latest_status()
+            .cloned()
+            .unwrap_or(RunStatus::Unrecorded);
+        if !status.is_resumable() {
+            return Err(Error::NotResumable {
+                message: wording::not_resumable(&latest, &status),
+                id: latest,
+                status: status.as_text().unwrap_or_default().to_string(),
+            });
+        }
+        if trimmed_option(request.model.as_deref()).is_some() {
+            return Err(Error::ModelOnResume { id });
+        }
+        if chain.is_over_read_budget() {
+            return Err(Error::ReadBudgetExceeded {
+                id,
+                lines: chain.reads.lines,
+            });
+        }
+        let key = chain.key.clone();
+        if let Some(rows) = rows {
+            self.learn_replays(&key, rows);
+        }
+        let Some(chain) = self.chains.get(&key) else {
+            return Err(vanished(&id));
+        };
+        if chain.is_known_empty() {
+            self.drop_chain(&key);
+            let listing = self.reusable_listing();
+            return Err(Error::NoHistory {
+                id,
+                listing: listing.text,
+                resumable: listing.ids,
+                resumable_omitted: listing.omitted,
+            });
+        }
+        Ok(ResumeTarget {
+            delegation_id: id,
+            latest_delegation_id: latest,
+            agent: chain.agent.clone(),
+            brief: chain.brief.clone(),
+            objective: chain.objective.clone(),
+            tool_call_ids: chain.tool_call_ids(),
+            status: status.as_text().map(str::to_string),
+            reads: chain.reads.clone(),
+            recorded_model: chain.model.clone(),
+        })
+    }
+
+    /// Whether each run of the chain `key` replays anything, from `rows`.
+    fn learn_replays(&mut self, key: &str, rows: &[UiMessage]) {
+        let Some(chain) = self.chains.get_mut(key) else {
+            return;
+        };
+        for run in &mut chain.runs {
+            run.replayable = Some(run_replays_anything(
+                rows,
+                &run.tool_call_id,
+                &chain.agent,
+                &chain.brief,
+            ));
+        }
+    }
+
+    // ---------------------------------------------------------------------- start
+
+    /// Start a run: a new chain, or (with `resume`) the next run of an existing one after
+    /// the same checks as [`Registry::validate_resume`] (`rows` as there).
+    ///
+    /// Errors: `INVALID_INPUT` for a blank `toolCallId` / `agent` / `task` or bad
+    /// `candidates`; `INVALID_STATE` for a `toolCallId` that already started a run;
+    /// every clause-4 code on a resume.
+    pub fn start(
+        &mut self,
+        input: &StartDelegation,
+        rows: Option<&[UiMessage]>,
+    ) -> Result<StartedDelegation> {
+        let tool_call_id = trimmed(&input.tool_call_id)
+            .ok_or_else(|| Error::invalid("input.toolCallId", "must not be blank"))?;
+        let agent = normalize_agent_name(&input.agent);
+        if agent.is_empty() {
+            return Err(Error::invalid("input.agent", "must not be blank"));
+        }
+        let task = trimmed(&input.task)
+            .ok_or_else(|| Error::invalid("input.task", "must not be blank"))?;
+        if let Some(key) = self.by_tool_call.get(&tool_call_id) {
+            let existing = self
+                .chains
+                .get(key)
+                .and_then(|chain| {
+                    chain
+                        .runs
+                        .iter()
+                        .find(|run| run.tool_call_id == tool_call_id)
+                })
+                .map_or("", |run| run.delegation_id.as_str());
+            return Err(Error::InvalidState {
+                message: format!("Task call {tool_call_id} already started delegation {existing}"),
+            });
+        }
+        let description = trimmed_option(input.description.as_deref());
+        let new_run = |delegation_id: String| Run {
+            delegation_id,
+            tool_call_id: tool_call_id.clone(),
+            task: task.clone(),
+            description: description.clone(),
+            status: RunStatus::Running,
+            replayable: None,
+        };
+        let objective = description.clone().unwrap_or_else(|| task.clone());
+        match trimmed_option(input.resume.as_deref()) {
+            None => {
+                let delegation_id = self.fresh_id()?;
+                let key = self.fresh_id_besides(&delegation_id)?;
+                let binding = input.binding.clone().unwrap_or_default();
+                let last_active = self.bump();
+                self.open_chain(Chain {
+                    key,
+                    agent: agent.clone(),
+                    brief: task.clone(),
+                    runs: vec![new_run(delegation_id.clone())],
+                    objective,
+                    reads: ChainReads::default(),
+                    last_active,
+                    model: binding.clone(),
+                    definition: trimmed_option(input.definition.as_deref()),
+                });
+                Ok(StartedDelegation {
+                    delegation_id,
+                    agent,
+                    tool_call_ids: vec![tool_call_id],
+                    brief: task,
+                    resumed_from: None,
+                    model_binding: binding,
+                    model_changed_from: None,
+                    diagnostics: Vec::new(),
+                })
+            }
+            Some(resume) => {
+                let target = self.validate_resume(
+                    &ResumeRequest {
+                        delegation_id: resume,
+                        agent: input.agent.clone(),
+                        model: input.model.clone(),
+                    },
+                    rows,
+                )?;
+                let Some(key) = self.key_of(&target.latest_delegation_id).cloned() else {
+                    return Err(vanished(&target.delegation_id));
+                };
+                let Some(chain) = self.chains.get(&key) else {
+                    return Err(vanished(&target.delegation_id));
+                };
+                let bound = bind_resumed_run(
+                    &chain.model,
+                    input.candidates.as_ref(),
+                    input.binding.as_ref(),
+                )?;
+                let definition = trimmed_option(input.definition.as_deref());
+                let diagnostics = resume_diagnostics(
+                    chain,
+                    &target,
+                    bound.model_changed_from.as_deref(),
+                    &bound.binding,
+                    definition.as_deref(),
+                );
+                let delegation_id = self.fresh_id()?;
+                let last_active = self.bump();
+                self.begin_run(&key, new_run(delegation_id.clone()), last_active);
+                let Some(chain) = self.chains.get_mut(&key) else {
+                    return Err(vanished(&target.delegation_id));
+                };
+                chain.objective = objective;
+                chain.model = bound.binding.clone();
+                if definition.is_some() {
+                    chain.definition = definition;
+                }
+                Ok(StartedDelegation {
+                    delegation_id,
+                    agent,
+                    tool_call_ids: chain.tool_call_ids(),
+                    brief: chain.brief.clone(),
+                    resumed_from: Some(target.latest_delegation_id),
+                    model_binding: bound.binding,
+                    model_changed_from: bound.model_changed_from,
+                    diagnostics,
+                })
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------- settle
+
+    /// Settle a running run with its status and reads, then apply clause 7's bound to its
+    /// agent.
+    ///
+    /// Errors: `INVALID_STATE` for an id the registry does not hold or a run that is not
+    /// the chain's running one.
+    pub fn settle(&mut self, input: &SettleDelegation) -> Result<SettledDelegation> {
+        let id = input.delegation_id.trim().to_string();
+        let Some(key) = self.key_of(&id).cloned() else {
+            return Err(Error::InvalidState {
+                message: format!("cannot settle delegation {id}: the registry does not hold it"),
+            });
+        };
+        let Some(chain) = self.chains.get(&key) else {
+            return Err(vanished(&id));
+        };
+        let run_index = chain.runs.len().saturating_sub(1);
+        let Some(run) = chain.latest().filter(|r| r.delegation_id == id) else {
+            return Err(Error::InvalidState {
+                message: format!("cannot settle delegation {id}: a later run of its chain exists"),
+            });
+        };
+        if !run.status.is_running() {
+            return Err(Error::InvalidState {
+                message: format!(
+                    "cannot settle delegation {id}: it is not running (status {})",
+                    run.status.as_text().unwrap_or("none")
+                ),
+            });
+        }
+        let run_rows = input.rows.as_deref().map(|rows| {
+            select_chain_rows(
+                rows,
+                &ChainSelector {
+                    tool_call_ids: vec![run.tool_call_id.clone()],
+                    agent: chain.agent.clone(),
+                },
+            )
+        });
+        let reads = match (&input.reads, &run_rows) {
+            (Some(reads), _) => reads.clone(),
+            (None, Some(run_rows)) => count_chain_reads(run_rows),
+            (None, None) => ChainReads::default(),
+        };
+        let replayable = run_rows
+            .as_deref()
+            .map(|run_rows| replays_anything(run_rows, &chain.brief));
+        let at = self.bump();
+        let evicted = self.finish_run(
+            &key,
+            run_index,
+            RunStatus::Settled(input.status),
+            &reads,
+            replayable,
+            at,
+        );
+        Ok(SettledDelegation {
+            delegation_id: id,
+            status: input.status,
+            resumable: self.chains.get(&key).is_some_and(Chain::is_reusable),
+            evicted,
+        })
+    }
+
+    // ---------------------------------------------------------------------- clause 12
+
+    /// Replay a rebuild's events (clause 12) through the live transitions.
+    fn replay(&mut self, plan: RebuildPlan) {
+        let RebuildPlan {
+            chains,
+            events,
+            mut skips,
+        } = plan;
+        for timed in events {
+            let at = timed.at as u64;
+            match timed.event {
+                Event::Start { chain, run } => {
+                    let Some(rebuilt) = chains.get(chain) else {
+                        continue;
+                    };
+                    let Some(started) = rebuilt.runs.get(run) else {
+                        continue;
+                    };
+                    let new_run = Run {
+                        delegation_id: started.delegation_id.clone(),
+                        tool_call_id: started.tool_call_id.clone(),
+                        task: started.task.clone(),
+                        description: started.description.clone(),
+                        status: RunStatus::Running,
+                        replayable: None,
+                    };
+                    if run == 0 {
+                        self.open_chain(Chain {
+                            key: rebuilt.key.clone(),
+                            agent: rebuilt.agent.clone(),
+                            brief: rebuilt.brief.clone(),
+                            runs: vec![new_run],
+                            objective: started.objective.clone(),
+                            reads: ChainReads::default(),
+                            last_active: at,
+                            model: ModelBinding {
+                                key: None,
+                                model_id: started.model_id.clone(),
+                            },
+                            definition: None,
+                        });
+                        continue;
+                    }
+                    if !self.chains.contains_key(&rebuilt.key) {
+                        skips.push(RebuildSkip {
+                            index: started.last_index,
+                            tool_call_id: started.tool_call_id.clone(),
+                            reason: RebuildSkipReason::ParentGone,
+                        });
+                        continue;
+                    }
+                    self.begin_run(&rebuilt.key, new_run, at);
+                    if let Some(chain) = self.chains.get_mut(&rebuilt.key) {
+                        if !started.objective.is_empty() {
+                            chain.objective = started.objective.clone();
+                        }
+                        chain.model.model_id = started.model_id.clone();
+                    }
+                }
+                Event::Settle { chain, run } => {
+                    let Some(rebuilt) = chains.get(chain) else {
+                        continue;
+                    };
+                    let Some(settled) = rebuilt.runs.get(run) else {
+                        continue;
+                    };
+                    let Some(run_index) = self.chains.get(&rebuilt.key).and_then(|held| {
+                        held.runs
+                            .iter()
+                            .position(|r| r.delegation_id == settled.delegation_id)
+                    }) else {
+                        continue; // its chain is gone (a resume the replay skipped)
+                    };
+                    self.finish_run(
+                        &rebuilt.key,
+                        run_index,
+                        settled.status.clone(),
+                        &settled.reads,
+                        Some(settled.replays_anything),
+                        at,
+                    );
+                }
+                Event::NoHistory { resume } => {
+                    if let Some(key) = self.key_of(&resume).cloned() {
+                        if self.chains.get(&key).is_some_and(Chain::is_known_empty) {
+                            self.drop_chain(&key);
+                        }
+                    }
+                }
+            }
+        }
+        skips.sort_by_key(|skip| skip.index);
         self.rebuild_skips = skips;
     }
 
-    /// Install a chain built elsewhere (the rebuild); its ids must be new.
-    pub(crate) fn install(&mut self, chain: Chain) {
-        for r in &chain.runs {
-            self.by_delegation
-                .insert(r.delegation_id.clone(), chain.key.clone());
-            self.by_tool_call
-                .insert(r.tool_call_id.clone(), chain.key.clone());
-        }
-        self.tick = self.tick.max(chain.last_active.saturating_add(1));
-        self.chains.insert(chain.key.clone(), chain);
-    }
-
-    pub(crate) fn chain_of(&self, delegation_id: &str) -> Option<&Chain> {
-        self.chains
-            .get(self.by_delegation.get(delegation_id.trim())?)
-    }
+    // ---------------------------------------------------------------------- transitions
 
     fn bump(&mut self) -> u64 {
-        let t = self.tick;
+        let now = self.tick;
         self.tick += 1;
-        t
+        now
     }
 
     fn fresh_id(&mut self) -> Result<String> {
@@ -508,454 +642,250 @@ impl Registry {
         })
     }
 
-    /// The resumable chains, newest activity first (clause 9).
-    pub fn resumable_list(&self) -> Vec<ResumableChain> {
-        let mut listed: Vec<&Chain> = self.chains.values().filter(|c| c.is_listed()).collect();
-        listed.sort_by(|a, b| b.last_active.cmp(&a.last_active).then(a.key.cmp(&b.key)));
-        listed.into_iter().map(Chain::entry).collect()
-    }
-
-    /// The resumable list block for the parent's system prompt; `""` when empty.
-    pub fn resumable_prompt(&self) -> String {
-        format_resumable_list(&self.resumable_list())
-    }
-
-    /// The unknown-id hint: `Reusable: agent / id, ...` and the listed ids.
-    pub(crate) fn listing(&self) -> (String, Vec<String>) {
-        let list = self.resumable_list();
-        let ids: Vec<String> = list.iter().map(|c| c.delegation_id.clone()).collect();
-        let text = if list.is_empty() {
-            "No reusable subagent sessions in this conversation.".to_string()
-        } else {
-            let pairs: Vec<String> = list
-                .iter()
-                .map(|c| format!("{} / {}", c.agent, c.delegation_id))
-                .collect();
-            format!("Reusable: {}.", pairs.join(", "))
-        };
-        (text, ids)
-    }
-
-    /// The chain `delegation_id` belongs to, if the registry holds it.
-    pub fn resolve(&self, delegation_id: &str) -> Option<ChainInfo> {
-        let c = self.chain_of(delegation_id)?;
-        Some(ChainInfo {
-            agent: c.agent.clone(),
-            delegation_ids: c.runs.iter().map(|r| r.delegation_id.clone()).collect(),
-            tool_call_ids: c.runs.iter().map(|r| r.tool_call_id.clone()).collect(),
-            latest_delegation_id: c.latest_id().to_string(),
-            status: c.latest_status().map(str::to_string),
-            brief: c.brief.clone(),
-            objective: c.objective.clone(),
-            reads: c.reads.clone(),
-            resumable: c.is_listed(),
+    /// A fresh id that is not `other` (a chain key besides its first delegationId).
+    fn fresh_id_besides(&mut self, other: &str) -> Result<String> {
+        for _ in 0..2 {
+            let id = self.fresh_id()?;
+            if id != other {
+                return Ok(id);
+            }
+        }
+        Err(Error::InvalidState {
+            message: "the id source keeps returning the same id".into(),
         })
     }
 
-    /// Clause 4: every check a resume must pass, in the module docs' order.
-    ///
-    /// `rows` (the session transcript, or at least the chain's rows) make the
-    /// `NO_HISTORY` check exact; without them only what settle / rebuild learnt is used.
-    /// `NO_HISTORY` records that the chain has nothing to replay: it is never listed
-    /// again.
-    pub fn validate_resume(
-        &mut self,
-        req: &ResumeRequest,
-        rows: Option<&[UiMessage]>,
-    ) -> Result<ResumeTarget> {
-        let id = req.delegation_id.trim().to_string();
-        let Some(chain) = self.chain_of(&id) else {
-            let (listing, resumable) = self.listing();
-            return Err(Error::UnknownDelegation {
-                id,
-                listing,
-                resumable,
-            });
-        };
-        let latest = chain.latest_id().to_string();
-        if chain.is_running() {
-            return Err(Error::DelegationRunning { id: latest });
-        }
-        let status = chain.latest_status().map(str::to_string);
-        if !status_is_resumable(status.as_deref()) {
-            let s = status.unwrap_or_default();
-            let message = match s.as_str() {
-                "stopped" | "aborted" => format!(
-                    "Delegation {latest} was {s} and is not resumable; start a new delegation."
-                ),
-                "interrupted" => format!(
-                    "Delegation {latest} was interrupted (the app closed while it ran) and is not resumable; start a new delegation."
-                ),
-                other => format!(
-                    "Delegation {latest} ended with status \"{other}\" and is not resumable; start a new delegation."
-                ),
-            };
-            return Err(Error::NotResumable {
-                id: latest,
-                status: s,
-                message,
-            });
-        }
-        let agent = normalize_agent_name(&req.agent);
-        if agent != chain.agent {
-            let (listing, _) = self.listing();
-            let message = format!(
-                "Delegation {id} belongs to agent \"{}\", not \"{agent}\": resume it with agent \"{}\" or start a new delegation. {listing}",
-                chain.agent, chain.agent
-            );
-            return Err(Error::AgentMismatch {
-                id,
-                expected: chain.agent.clone(),
-                actual: agent,
-                message,
-            });
-        }
-        if trimmed(req.model.as_deref()).is_some() {
-            return Err(Error::ModelOnResume { id });
-        }
-        if chain.reads.lines > MAX_RESUMABLE_READ_LINES {
-            return Err(Error::ReadBudgetExceeded {
-                id,
-                lines: chain.reads.lines,
-            });
-        }
-        let key = chain.key.clone();
-        if let Some(rows) = rows {
-            let replayable: Vec<bool> = chain
-                .runs
-                .iter()
-                .map(|r| run_replayable(rows, &r.tool_call_id, &chain.agent, &chain.brief))
-                .collect();
-            if let Some(c) = self.chains.get_mut(&key) {
-                for (r, ok) in c.runs.iter_mut().zip(replayable) {
-                    r.replayable = Some(ok);
-                }
-            }
-        }
-        let Some(chain) = self.chains.get(&key) else {
-            return Err(Error::InvalidState {
-                message: format!("delegation {id} lost its chain"),
-            });
-        };
-        if chain.known_empty() {
-            return Err(Error::NoHistory { id });
-        }
-        Ok(ResumeTarget {
-            delegation_id: id,
-            latest_delegation_id: latest,
-            agent: chain.agent.clone(),
-            brief: chain.brief.clone(),
-            objective: chain.objective.clone(),
-            tool_call_ids: chain.runs.iter().map(|r| r.tool_call_id.clone()).collect(),
-            status,
-            reads: chain.reads.clone(),
-            recorded_model: chain.model.clone(),
-        })
-    }
-
-    /// Start a run: a new chain, or (with `resume`) the next run of an existing one after
-    /// the same checks as [`Registry::validate_resume`] (`rows` as there).
-    ///
-    /// Errors: `INVALID_INPUT` for a blank `toolCallId` / `agent` / `task` or bad
-    /// `candidates`; `INVALID_STATE` for a `toolCallId` that already started a run;
-    /// every clause-4 code on a resume.
-    pub fn start(
-        &mut self,
-        input: &StartDelegation,
-        rows: Option<&[UiMessage]>,
-    ) -> Result<StartedDelegation> {
-        let tool_call_id = trimmed(Some(&input.tool_call_id))
-            .ok_or_else(|| Error::invalid("input.toolCallId", "must not be blank"))?;
-        let agent = normalize_agent_name(&input.agent);
-        if agent.is_empty() {
-            return Err(Error::invalid("input.agent", "must not be blank"));
-        }
-        let task = trimmed(Some(&input.task))
-            .ok_or_else(|| Error::invalid("input.task", "must not be blank"))?;
-        if let Some(key) = self.by_tool_call.get(&tool_call_id) {
-            let existing = self
-                .chains
-                .get(key)
-                .and_then(|c| c.runs.iter().find(|r| r.tool_call_id == tool_call_id))
-                .map_or("", |r| r.delegation_id.as_str());
-            return Err(Error::InvalidState {
-                message: format!("Task call {tool_call_id} already started delegation {existing}"),
-            });
-        }
-        let description = trimmed(input.description.as_deref());
-        let objective = description.clone().unwrap_or_else(|| task.clone());
-        let run = |delegation_id: String| Run {
-            delegation_id,
-            tool_call_id: tool_call_id.clone(),
-            task: task.clone(),
-            description: description.clone(),
-            status: Some("running".into()),
-            replayable: None,
-        };
-
-        let Some(resume) = trimmed(input.resume.as_deref()) else {
-            // A new chain.
-            let delegation_id = self.fresh_id()?;
-            let mut key = self.fresh_id()?;
-            if key == delegation_id {
-                key = self.fresh_id()?;
-                if key == delegation_id {
-                    return Err(Error::InvalidState {
-                        message: "the id source keeps returning the same id".into(),
-                    });
-                }
-            }
-            let binding = input.binding.clone().unwrap_or_default();
-            let last_active = self.bump();
-            let chain = Chain {
-                key: key.clone(),
-                agent: agent.clone(),
-                brief: task.clone(),
-                runs: vec![run(delegation_id.clone())],
-                objective,
-                reads: ChainReads::default(),
-                last_active,
-                model: binding.clone(),
-                definition: trimmed(input.definition.as_deref()),
-            };
+    /// A new chain, its first run running.
+    fn open_chain(&mut self, chain: Chain) {
+        for run in &chain.runs {
             self.by_delegation
-                .insert(delegation_id.clone(), key.clone());
-            self.by_tool_call.insert(tool_call_id.clone(), key.clone());
-            self.chains.insert(key, chain);
-            return Ok(StartedDelegation {
-                delegation_id,
-                agent,
-                tool_call_ids: vec![tool_call_id],
-                brief: task,
-                resumed_from: None,
-                model_binding: binding,
-                model_changed_from: None,
-                diagnostics: Vec::new(),
-            });
-        };
+                .insert(run.delegation_id.clone(), chain.key.clone());
+            self.by_tool_call
+                .insert(run.tool_call_id.clone(), chain.key.clone());
+        }
+        self.tick = self.tick.max(chain.last_active.saturating_add(1));
+        self.chains.insert(chain.key.clone(), chain);
+    }
 
-        // A resume: validate, resolve the binding, then mutate.
-        let target = self.validate_resume(
-            &ResumeRequest {
-                delegation_id: resume,
-                agent: input.agent.clone(),
-                model: input.model.clone(),
-            },
-            rows,
-        )?;
-        let Some(key) = self
-            .by_delegation
-            .get(&target.latest_delegation_id)
-            .cloned()
-        else {
-            return Err(Error::InvalidState {
-                message: "validated chain vanished".into(),
-            });
+    /// The next run of the chain `key` starts: the chain runs again and leaves its
+    /// agent's settled group.
+    fn begin_run(&mut self, key: &str, run: Run, at: u64) {
+        let Some(chain) = self.chains.get_mut(key) else {
+            return;
         };
-        let (recorded, recorded_def) = match self.chains.get(&key) {
-            Some(c) => (c.model.clone(), c.definition.clone()),
-            None => {
-                return Err(Error::InvalidState {
-                    message: "validated chain vanished".into(),
-                })
-            }
-        };
-        let recorded_id = recorded.model_id_or_key();
-        let (binding, changed) = if let Some(c) = &input.candidates {
-            let r = resolve_resume_binding(&BindingCandidates {
-                recorded_key: recorded.key.clone(),
-                recorded_model_id: recorded.model_id.clone(),
-                allowed: c.allowed.clone(),
-                definition_binding: c.definition_binding.clone(),
-            })?;
-            (
-                ModelBinding {
-                    key: Some(r.key),
-                    model_id: Some(r.model_id),
-                },
-                r.model_changed_from,
-            )
-        } else if let Some(b) = &input.binding {
-            let new_id = b.model_id_or_key();
-            let changed = match (&recorded_id, &new_id) {
-                (Some(old), Some(new)) if old != new => Some(old.clone()),
-                _ => None,
-            };
-            (b.clone(), changed)
-        } else {
-            (recorded.clone(), None)
-        };
-        let mut diagnostics = Vec::new();
-        if let Some(old) = &changed {
-            let now = binding
-                .key
-                .clone()
-                .or_else(|| binding.model_id.clone())
-                .unwrap_or_default();
-            diagnostics.push(Diagnostic {
-                code: "MODEL_CHANGED".into(),
-                message: format!(
-                    "The chain's model \"{old}\" is no longer available; this run continues on \"{now}\" (modelChangedFrom: {old})."
-                ),
-            });
-        }
-        let definition = trimmed(input.definition.as_deref());
-        if let (Some(old), Some(new)) = (&recorded_def, &definition) {
-            if old != new {
-                diagnostics.push(Diagnostic {
-                    code: "DEFINITION_CHANGED".into(),
-                    message: format!(
-                        "The definition of agent \"{}\" changed since delegation {} ({old} → {new}); the current definition applies.",
-                        target.agent, target.latest_delegation_id
-                    ),
-                });
-            }
-        }
-        let delegation_id = self.fresh_id()?;
-        let last_active = self.bump();
-        let Some(chain) = self.chains.get_mut(&key) else {
-            return Err(Error::InvalidState {
-                message: "validated chain vanished".into(),
-            });
-        };
-        chain.runs.push(run(delegation_id.clone()));
-        chain.objective = objective;
-        chain.last_active = last_active;
-        chain.model = binding.clone();
-        if definition.is_some() {
-            chain.definition = definition;
-        }
-        let tool_call_ids = chain.runs.iter().map(|r| r.tool_call_id.clone()).collect();
-        let brief = chain.brief.clone();
         self.by_delegation
-            .insert(delegation_id.clone(), key.clone());
-        self.by_tool_call.insert(tool_call_id, key);
-        Ok(StartedDelegation {
-            delegation_id,
-            agent,
-            tool_call_ids,
-            brief,
-            resumed_from: Some(target.latest_delegation_id),
-            model_binding: binding,
-            model_changed_from: changed,
-            diagnostics,
-        })
+            .insert(run.delegation_id.clone(), key.to_string());
+        self.by_tool_call
+            .insert(run.tool_call_id.clone(), key.to_string());
+        chain.runs.push(run);
+        chain.last_active = chain.last_active.max(at);
+        self.tick = self.tick.max(at.saturating_add(1));
+        let agent = chain.agent.clone();
+        self.leave_settled_group(key, &agent);
     }
 
-    /// Settle a running run with its status and reads, then evict (clause 7).
-    ///
-    /// Errors: `INVALID_STATE` for an id the registry does not hold or a run that is not
-    /// the chain's running one.
-    pub fn settle(&mut self, input: &SettleDelegation) -> Result<SettledDelegation> {
-        let id = input.delegation_id.trim().to_string();
-        let Some(key) = self.by_delegation.get(&id).cloned() else {
-            return Err(Error::InvalidState {
-                message: format!("cannot settle delegation {id}: the registry does not hold it"),
-            });
+    /// Run `run_index` of the chain `key` settles with `status`: its reads join the
+    /// chain's, and once the chain's latest run has settled the chain joins its agent's
+    /// settled group and the bound applies. Returns the evicted delegationIds.
+    fn finish_run(
+        &mut self,
+        key: &str,
+        run_index: usize,
+        status: RunStatus,
+        reads: &ChainReads,
+        replayable: Option<bool>,
+        at: u64,
+    ) -> Vec<String> {
+        let Some(chain) = self.chains.get_mut(key) else {
+            return Vec::new();
         };
-        let Some(chain) = self.chains.get(&key) else {
-            return Err(Error::InvalidState {
-                message: format!("cannot settle delegation {id}: its chain is gone"),
-            });
-        };
-        let Some(run) = chain.latest().filter(|r| r.delegation_id == id) else {
-            return Err(Error::InvalidState {
-                message: format!("cannot settle delegation {id}: a later run of its chain exists"),
-            });
-        };
-        if run.status.as_deref() != Some("running") {
-            return Err(Error::InvalidState {
-                message: format!(
-                    "cannot settle delegation {id}: it is not running (status {})",
-                    run.status.as_deref().unwrap_or("none")
-                ),
-            });
-        }
-        let selected = input.rows.as_deref().map(|rows| {
-            select_chain_rows(
-                rows,
-                &ChainSelector {
-                    tool_call_ids: vec![run.tool_call_id.clone()],
-                    agent: chain.agent.clone(),
-                },
-            )
-        });
-        let reads = match (&input.reads, &selected) {
-            (Some(r), _) => r.clone(),
-            (None, Some(rows)) => count_chain_reads(rows),
-            (None, None) => ChainReads::default(),
-        };
-        let replayable = input
-            .rows
-            .as_deref()
-            .map(|rows| run_replayable(rows, &run.tool_call_id, &chain.agent, &chain.brief));
-        let status = input.status.as_str().to_string();
-        let t = self.bump();
-        if let Some(chain) = self.chains.get_mut(&key) {
-            chain.reads.merge(&reads);
-            chain.last_active = t;
-            if let Some(run) = chain.runs.last_mut() {
-                run.status = Some(status.clone());
-                if replayable.is_some() {
-                    run.replayable = replayable;
-                }
+        if let Some(run) = chain.runs.get_mut(run_index) {
+            run.status = status;
+            if replayable.is_some() {
+                run.replayable = replayable;
             }
         }
-        let evicted = self.evict_overflow();
-        let resumable = self.chains.get(&key).is_some_and(Chain::is_listed);
-        Ok(SettledDelegation {
-            delegation_id: id,
-            status,
-            resumable,
-            evicted,
-        })
+        chain.reads.merge(reads);
+        chain.last_active = chain.last_active.max(at);
+        self.tick = self.tick.max(at.saturating_add(1));
+        if chain.is_running() {
+            return Vec::new();
+        }
+        let agent = chain.agent.clone();
+        let group = self.settled_by_agent.entry(agent.clone()).or_default();
+        if !group.iter().any(|k| k == key) {
+            group.push(key.to_string());
+        }
+        self.enforce_bound(&agent)
     }
 
-    /// Clause 7: keep the most recently used settled chains per agent; drop the rest with
-    /// every reverse-map entry. Returns the dropped delegationIds.
-    pub(crate) fn evict_overflow(&mut self) -> Vec<String> {
-        let mut groups: BTreeMap<&str, Vec<(u64, &str)>> = BTreeMap::new();
-        for c in self.chains.values().filter(|c| !c.is_running()) {
-            groups
-                .entry(c.agent.as_str())
-                .or_default()
-                .push((c.last_active, c.key.as_str()));
+    /// Clause 7 for one agent: keep the most recently used
+    /// [`MAX_RESUMABLE_CHAINS_PER_AGENT`] reusable chains and as many that cannot be
+    /// resumed; drop the rest. Returns the dropped delegationIds.
+    fn enforce_bound(&mut self, agent: &str) -> Vec<String> {
+        let Some(group) = self.settled_by_agent.get(agent) else {
+            return Vec::new();
+        };
+        self.last_bound_check = group.len();
+        let mut reusable: Vec<(u64, &str)> = Vec::new();
+        let mut not_reusable: Vec<(u64, &str)> = Vec::new();
+        for key in group {
+            let Some(chain) = self.chains.get(key) else {
+                continue;
+            };
+            match chain.standing() {
+                Some(Standing::Reusable) => reusable.push((chain.last_active, key)),
+                Some(Standing::NotReusable) => not_reusable.push((chain.last_active, key)),
+                None => {}
+            }
         }
         let mut doomed: Vec<String> = Vec::new();
-        for group in groups.values_mut() {
-            group.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+        for group in [&mut reusable, &mut not_reusable] {
+            // most recently used first; the key breaks ties deterministically
+            group.sort_by_key(|&(last_active, key)| (Reverse(last_active), key));
             doomed.extend(
                 group
                     .iter()
                     .skip(MAX_RESUMABLE_CHAINS_PER_AGENT)
-                    .map(|(_, k)| k.to_string()),
+                    .map(|(_, key)| key.to_string()),
             );
         }
-        let mut evicted = Vec::new();
-        for key in doomed {
-            if let Some(c) = self.chains.remove(&key) {
-                for r in c.runs {
-                    self.by_delegation.remove(&r.delegation_id);
-                    self.by_tool_call.remove(&r.tool_call_id);
-                    evicted.push(r.delegation_id);
-                }
+        doomed.iter().flat_map(|key| self.drop_chain(key)).collect()
+    }
+
+    /// The chain `key` leaves the registry with every reverse-map entry. Returns its
+    /// delegationIds.
+    fn drop_chain(&mut self, key: &str) -> Vec<String> {
+        let Some(chain) = self.chains.remove(key) else {
+            return Vec::new();
+        };
+        self.leave_settled_group(key, &chain.agent);
+        chain
+            .runs
+            .into_iter()
+            .map(|run| {
+                self.by_delegation.remove(&run.delegation_id);
+                self.by_tool_call.remove(&run.tool_call_id);
+                run.delegation_id
+            })
+            .collect()
+    }
+
+    fn leave_settled_group(&mut self, key: &str, agent: &str) {
+        if let Some(group) = self.settled_by_agent.get_mut(agent) {
+            group.retain(|k| k != key);
+            if group.is_empty() {
+                self.settled_by_agent.remove(agent);
             }
         }
-        evicted
     }
+}
+
+/// Clauses 4 and 11: what a resume records in the delegation's lifecycle details.
+fn resume_diagnostics(
+    chain: &Chain,
+    target: &ResumeTarget,
+    model_changed_from: Option<&str>,
+    binding: &ModelBinding,
+    definition: Option<&str>,
+) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
+    if let Some(old) = model_changed_from {
+        diagnostics.push(Diagnostic {
+            code: DiagnosticCode::ModelChanged,
+            message: wording::model_changed(old, &binding.label()),
+        });
+    }
+    if let (Some(old), Some(new)) = (chain.definition.as_deref(), definition) {
+        if old != new {
+            diagnostics.push(Diagnostic {
+                code: DiagnosticCode::DefinitionChanged,
+                message: wording::definition_changed(
+                    &target.agent,
+                    &target.latest_delegation_id,
+                    old,
+                    new,
+                ),
+            });
+        }
+    }
+    diagnostics
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::delegation::types::SettleStatus;
+
+    fn counting() -> IdSource {
+        let mut n = 0u64;
+        Box::new(move || {
+            n += 1;
+            Ok(format!("id-{n}"))
+        })
+    }
 
     #[test]
-    fn uuids_are_v4() {
-        let a = random_uuid_v4().unwrap();
-        let b = random_uuid_v4().unwrap();
-        assert_ne!(a, b);
-        assert_eq!(a.len(), 36);
-        assert_eq!(&a[14..15], "4");
-        assert!(matches!(&a[19..20], "8" | "9" | "a" | "b"));
+    fn a_settle_looks_at_one_agents_settled_chains_only() {
+        let mut registry = Registry::with_id_source(counting());
+        // many running chains of one agent, many settled chains of others
+        for i in 0..200 {
+            registry
+                .start(
+                    &StartDelegation {
+                        tool_call_id: format!("run-{i}"),
+                        agent: "busy".into(),
+                        task: "t".into(),
+                        ..Default::default()
+                    },
+                    None,
+                )
+                .unwrap();
+            let other = registry
+                .start(
+                    &StartDelegation {
+                        tool_call_id: format!("other-{i}"),
+                        agent: format!("agent-{i}"),
+                        task: "t".into(),
+                        ..Default::default()
+                    },
+                    None,
+                )
+                .unwrap();
+            registry
+                .settle(&SettleDelegation {
+                    delegation_id: other.delegation_id,
+                    status: SettleStatus::Completed,
+                    reads: None,
+                    rows: None,
+                })
+                .unwrap();
+            assert_eq!(registry.last_bound_check_size(), 1);
+        }
+        for i in 0..200 {
+            let id = registry
+                .resolve(&format!("id-{}", 4 * i + 1))
+                .unwrap()
+                .latest_delegation_id;
+            let status = if i % 2 == 0 {
+                SettleStatus::Completed
+            } else {
+                SettleStatus::Stopped
+            };
+            registry
+                .settle(&SettleDelegation {
+                    delegation_id: id,
+                    status,
+                    reads: None,
+                    rows: None,
+                })
+                .unwrap();
+            // at most the kept chains plus the one just settled
+            assert!(registry.last_bound_check_size() <= 2 * MAX_RESUMABLE_CHAINS_PER_AGENT + 1);
+        }
+        assert_eq!(
+            registry.chain_count(),
+            200 + 2 * MAX_RESUMABLE_CHAINS_PER_AGENT
+        );
     }
 }

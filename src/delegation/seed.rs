@@ -4,8 +4,12 @@
 //!
 //! Sizes are per-message `estimateTokens` sums, never the usage anchor: the last
 //! assistant's recorded usage still counts what truncation removes, so it could never
-//! fall below the limit. "Fits" means the sum is below `hardLimit` (ADR 0299 clause 3
-//! compacts at or above it). Truncation, oldest first:
+//! fall below the limit. Every request also carries what is not a message (the system
+//! prompt, the tool schemas): the seed is sized with that overhead, given as
+//! `overheadTokens` or derived from `systemPrompt` and `tools` exactly as the turn
+//! boundary's pi hook derives it ([`request_overhead_tokens`]), so the first request of
+//! a resumed run starts below `hardLimit`. "Fits" means messages + overhead is below
+//! `hardLimit` (ADR 0299 clause 3 compacts at or above it). Truncation, oldest first:
 //! 1. strip an assistant's tool calls together with their results (the assistant stays,
 //!    as `stopReason:"stop"`, when text or thinking remain);
 //! 2. drop whole messages.
@@ -19,23 +23,23 @@
 use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tsify::Tsify;
 
-use super::history::{
-    chain_rows_to_messages, iso_to_ms, zero_usage, ChainSelector, ProviderBinding,
-};
+use super::history::{is_echo_of_brief, select_chain_rows};
+use super::types::ChainSelector;
 use crate::error::{Error, Result};
-use crate::message::{AgentMessage, Content, ContentBlock};
-use crate::tokens::estimate_tokens;
-use crate::transcript::UiMessage;
+use crate::message::{AgentMessage, ContentBlock};
+use crate::tokens::{estimate_tokens, request_overhead_tokens};
+use crate::transcript::{iso_to_ms, rows_to_messages, zero_usage, ProviderBinding, UiMessage};
 
-/// Input of [`seed_delegate_messages`].
+/// Input of `seedDelegateMessages`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct SeedInput {
     /// The chain's original task (`brief` of `validateResume` / `start`).
     pub brief: String,
-    /// The chain's rows ([`super::select_chain_rows`]), or the whole transcript when
+    /// The chain's rows (`selectChainRows`), or the whole transcript when
     /// `chain` is given.
     pub rows: Vec<UiMessage>,
     /// When given, `rows` are first narrowed to this chain's rows.
@@ -46,6 +50,21 @@ pub struct SeedInput {
     pub binding: ProviderBinding,
     /// The delegate's `hardLimit` (contextBudget of its own model).
     pub hard_limit: f64,
+    /// Tokens of every request that are not messages (system prompt, tool schemas). Give
+    /// this, or `systemPrompt` / `tools` to derive it; none of them: 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub overhead_tokens: Option<f64>,
+    /// The resumed run's system prompt: with `tools`, the overhead is
+    /// `ceil((systemPrompt.length + JSON.stringify(tools).length) / 4)`, as the turn
+    /// boundary hook counts it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub system_prompt: Option<String>,
+    /// The resumed run's tools (as the Agent's context holds them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional, type = "unknown[]")]
+    pub tools: Option<Value>,
 }
 
 /// What truncation removed, for the host to record.
@@ -66,36 +85,27 @@ pub struct SeedDropped {
 pub struct SeedResult {
     /// `initialMessages` of the resumed run: the brief first.
     pub messages: Vec<AgentMessage>,
-    /// Sum of per-message estimates of `messages`.
+    /// Sum of per-message estimates of `messages` (without the overhead).
     pub tokens: u64,
     /// The limit the seed was truncated against.
     pub hard_limit: u64,
+    /// The request overhead the seed was sized with: `tokens + overheadTokens` is below
+    /// `hardLimit` unless `briefOverLimit`.
+    pub overhead_tokens: u64,
     /// Whether anything was removed.
     pub truncated: bool,
-    /// The brief alone is at or above `hardLimit` (kept anyway).
+    /// The brief alone (with the overhead) is at or above `hardLimit` (kept anyway).
     pub brief_over_limit: bool,
     pub dropped: SeedDropped,
-}
-
-/// A user message whose only text is `text` (an echo of the brief).
-pub(crate) fn is_only_text(m: &AgentMessage, text: &str) -> bool {
-    let AgentMessage::User(u) = m else {
-        return false;
-    };
-    match &u.content {
-        Content::Text(s) => s.trim() == text,
-        Content::Blocks(b) => {
-            matches!(b.as_slice(), [ContentBlock::Text(t)] if t.text.trim() == text)
-        }
-    }
 }
 
 /// Seed a resumed delegate (clause 3 + ADR 0299 clause 7): a user message with the
 /// brief, then the chain's converted history minus any user message whose only text is
 /// the brief (compared trimmed), then truncation to `hardLimit`.
 ///
-/// Errors: `INVALID_INPUT` for a blank brief or a `hardLimit` that is not a positive
-/// finite number.
+/// Errors: `INVALID_INPUT` for a blank brief, a `hardLimit` that is not a positive
+/// finite number, an `overheadTokens` that is not a finite number `>= 0`, or an
+/// `overheadTokens` given together with `systemPrompt` / `tools`.
 pub fn seed_delegate_messages(input: &SeedInput) -> Result<SeedResult> {
     let brief = input.brief.trim();
     if brief.is_empty() {
@@ -108,29 +118,56 @@ pub fn seed_delegate_messages(input: &SeedInput) -> Result<SeedResult> {
         ));
     }
     let hard_limit = input.hard_limit.floor() as u64;
+    let overhead = overhead_of(input)?;
     let selected;
     let rows: &[UiMessage] = match &input.chain {
         Some(chain) => {
-            selected = super::select_chain_rows(&input.rows, chain);
+            selected = select_chain_rows(&input.rows, chain);
             &selected
         }
         None => &input.rows,
     };
     let timestamp = rows
         .first()
-        .and_then(|r| r.created_at.as_deref())
+        .and_then(|row| row.created_at.as_deref())
         .and_then(iso_to_ms);
     let mut messages = vec![AgentMessage::user_text(brief, timestamp)];
     messages.extend(
-        chain_rows_to_messages(rows, &input.binding)
+        rows_to_messages(rows, &input.binding)
             .into_iter()
-            .filter(|m| !is_only_text(m, brief)),
+            .filter(|m| !is_echo_of_brief(m, brief)),
     );
-    Ok(truncate_seed(messages, hard_limit))
+    Ok(truncate_seed(messages, hard_limit, overhead))
 }
 
-/// Truncate `messages` (the brief at index 0) below `hard_limit`.
-pub fn truncate_seed(mut messages: Vec<AgentMessage>, hard_limit: u64) -> SeedResult {
+/// The request overhead of `input`: `overheadTokens`, else derived from `systemPrompt`
+/// and `tools`, else 0.
+fn overhead_of(input: &SeedInput) -> Result<u64> {
+    match input.overhead_tokens {
+        Some(_) if input.system_prompt.is_some() || input.tools.is_some() => Err(Error::invalid(
+            "input.overheadTokens",
+            "give overheadTokens, or systemPrompt and tools to derive it, not both",
+        )),
+        Some(tokens) if tokens.is_finite() && tokens >= 0.0 => Ok(tokens.ceil() as u64),
+        Some(tokens) => Err(Error::invalid(
+            "input.overheadTokens",
+            format!("expected a number >= 0, got {tokens}"),
+        )),
+        None => Ok(request_overhead_tokens(
+            input.system_prompt.as_deref(),
+            input.tools.as_ref(),
+        )),
+    }
+}
+
+/// Truncate `messages` (the brief at index 0) so that their estimates plus `overhead`
+/// are below `hard_limit`.
+pub fn truncate_seed(
+    mut messages: Vec<AgentMessage>,
+    hard_limit: u64,
+    overhead: u64,
+) -> SeedResult {
+    let limit = hard_limit.saturating_sub(overhead);
     let mut sizes: Vec<u64> = messages.iter().map(estimate_tokens).collect();
     let before: u64 = sizes.iter().sum();
     let mut total = before;
@@ -138,22 +175,25 @@ pub fn truncate_seed(mut messages: Vec<AgentMessage>, hard_limit: u64) -> SeedRe
 
     // Phase 1: strip tool call/result pairs, oldest first.
     let mut i = 1;
-    while total >= hard_limit && i < messages.len() {
+    while total >= limit && i < messages.len() {
         let ids: Vec<String> = match &messages[i] {
-            AgentMessage::Assistant(a) => a.tool_calls().map(|c| c.id.clone()).collect(),
+            AgentMessage::Assistant(assistant) => {
+                assistant.tool_calls().map(|call| call.id.clone()).collect()
+            }
             _ => Vec::new(),
         };
         if ids.is_empty() {
             i += 1;
             continue;
         }
-        let idset: HashSet<&str> = ids.iter().map(String::as_str).collect();
+        let stripped: HashSet<&str> = ids.iter().map(String::as_str).collect();
         let mut keep_carrier = false;
-        if let AgentMessage::Assistant(a) = &mut messages[i] {
-            a.content
-                .retain(|b| !matches!(b, ContentBlock::ToolCall(_)));
-            a.stop_reason = Some("stop".into());
-            keep_carrier = !a.content.is_empty();
+        if let AgentMessage::Assistant(carrier) = &mut messages[i] {
+            carrier
+                .content
+                .retain(|block| !matches!(block, ContentBlock::ToolCall(_)));
+            carrier.stop_reason = Some("stop".into());
+            keep_carrier = !carrier.content.is_empty();
         }
         // Remove the results of those calls wherever they are (they follow the carrier).
         let mut j = messages.len();
@@ -161,7 +201,7 @@ pub fn truncate_seed(mut messages: Vec<AgentMessage>, hard_limit: u64) -> SeedRe
             j -= 1;
             if messages[j]
                 .as_tool_result()
-                .is_some_and(|r| idset.contains(r.tool_call_id.as_str()))
+                .is_some_and(|result| stripped.contains(result.tool_call_id.as_str()))
             {
                 total -= sizes[j];
                 messages.remove(j);
@@ -182,9 +222,11 @@ pub fn truncate_seed(mut messages: Vec<AgentMessage>, hard_limit: u64) -> SeedRe
 
     // Phase 2: drop whole messages oldest first, down to the brief. A dropped assistant
     // takes its results along, so no result is ever left without its call.
-    while total >= hard_limit && messages.len() > 1 {
+    while total >= limit && messages.len() > 1 {
         let ids: HashSet<String> = match &messages[1] {
-            AgentMessage::Assistant(a) => a.tool_calls().map(|c| c.id.clone()).collect(),
+            AgentMessage::Assistant(assistant) => {
+                assistant.tool_calls().map(|call| call.id.clone()).collect()
+            }
             _ => HashSet::new(),
         };
         total -= sizes[1];
@@ -197,7 +239,7 @@ pub fn truncate_seed(mut messages: Vec<AgentMessage>, hard_limit: u64) -> SeedRe
                 j -= 1;
                 if messages[j]
                     .as_tool_result()
-                    .is_some_and(|r| ids.contains(&r.tool_call_id))
+                    .is_some_and(|result| ids.contains(&result.tool_call_id))
                 {
                     total -= sizes[j];
                     messages.remove(j);
@@ -211,19 +253,20 @@ pub fn truncate_seed(mut messages: Vec<AgentMessage>, hard_limit: u64) -> SeedRe
     let truncated = total != before || !dropped.tool_call_ids.is_empty();
     // A seed is a new context (the brief first, rows re-derived), truncated or not: the
     // recorded usage of an earlier request does not describe it.
-    for m in messages.iter_mut() {
-        if let AgentMessage::Assistant(a) = m {
-            if a.usage.is_some() {
-                a.usage = Some(zero_usage());
+    for message in messages.iter_mut() {
+        if let AgentMessage::Assistant(assistant) = message {
+            if assistant.usage.is_some() {
+                assistant.usage = Some(zero_usage());
             }
         }
     }
     dropped.tokens = before - total;
-    let brief_over_limit = sizes.first().is_some_and(|&b| b >= hard_limit);
+    let brief_over_limit = sizes.first().is_some_and(|&brief| brief >= limit);
     SeedResult {
         messages,
         tokens: total,
         hard_limit,
+        overhead_tokens: overhead,
         truncated,
         brief_over_limit,
         dropped,
@@ -248,6 +291,9 @@ mod tests {
                 thinking_signature: None,
             },
             hard_limit,
+            overhead_tokens: None,
+            system_prompt: None,
+            tools: None,
         }
     }
 

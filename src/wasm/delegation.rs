@@ -4,110 +4,134 @@
 
 use std::collections::HashSet;
 
-use js_sys::{Array, Object, Reflect};
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{from_js, js_to_value, string_arg, throw, to_js, to_js_error};
-use crate::delegation::history::READ_ONLY_TOOLS;
-use crate::delegation::registry::{ResumeRequest, SettleDelegation, StartDelegation};
+use super::host::{describe_thrown, is_array, is_object, prop, HostArray};
 use crate::delegation::{
-    self as core, BindingCandidates, ChainSelector, ProviderBinding, Registry, SeedInput,
+    self as core, BindingCandidates, ChainSelector, Registry, ResumeRequest, SeedInput,
+    SettleDelegation, StartDelegation,
 };
 use crate::error::Error;
 use crate::message::{decode_at, kind_of};
-use crate::transcript::{normalize_tool_name, UiMessage};
+use crate::transcript::{CallIds, ProviderBinding, RowFilter, RowHead, UiMessage};
 
 // Boundary cost: a transcript holds thousands of rows and most of them are the parent's
 // own, which no delegation function reads. Rows are therefore decoded one at a time, only
-// when a cheap look at their `parentToolCallId` / `role` / `toolName` says the core reads
-// them, and each crosses as one `JSON.stringify` string (not one crossing per property).
-// Rows that are skipped are not validated.
+// when the core's row rule ([`RowFilter`]) says the core reads them, judged from the few
+// fields of the row head that rule looks at; each decoded row crosses as one
+// `JSON.stringify` string (not one crossing per property). Rows that are skipped are not
+// validated. Every read of a host value goes through `super::host` (or `dc_without`,
+// which catches too), so what a getter or a revoked Proxy throws becomes
+// `INVALID_INPUT` with the path of the value.
 
-fn str_prop(row: &JsValue, key: &str) -> Option<String> {
-    Reflect::get(row, &JsValue::from_str(key))
-        .ok()
-        .and_then(|v| v.as_string())
+#[wasm_bindgen(inline_js = r#"
+export function dc_without(o, k) { const r = {}; for (const key of Object.keys(o)) if (key !== k) r[key] = o[key]; return r; }
+"#)]
+extern "C" {
+    /// A plain copy of `o`'s own enumerable properties except `k`.
+    #[wasm_bindgen(catch)]
+    fn dc_without(o: &JsValue, k: &str) -> Result<JsValue, JsValue>;
+}
+
+fn js_error(error: Error) -> JsValue {
+    to_js_error(&error)
+}
+
+/// The fields of the host row `row` that `filter` looks at (those that are strings),
+/// read safely; the others stay `None`.
+fn row_head_fields(
+    row: &JsValue,
+    path: &str,
+    filter: &RowFilter,
+) -> Result<[Option<String>; 6], JsValue> {
+    let mut fields: [Option<String>; 6] = Default::default();
+    for field in filter.fields() {
+        if let Some(slot) = fields.get_mut(field.index()) {
+            *slot = prop(row, field.js_name(), path)
+                .map_err(js_error)?
+                .as_string();
+        }
+    }
+    Ok(fields)
 }
 
 fn decode_row(row: JsValue, path: &str) -> Result<UiMessage, JsValue> {
-    if !row.is_object() || Array::is_array(&row) {
-        let v = js_to_value(row, path).unwrap_or(Value::Null);
-        return Err(to_js_error(&Error::invalid(
+    if !is_object(&row) || is_array(&row) {
+        let value = js_to_value(row, path)?;
+        return Err(js_error(Error::invalid(
             path,
-            format!("expected a row object, got {}", kind_of(&v)),
+            format!("expected a row object, got {}", kind_of(&value)),
         )));
     }
-    decode_at(js_to_value(row, path)?, path).map_err(|e| to_js_error(&e))
+    decode_at(js_to_value(row, path)?, path).map_err(js_error)
 }
 
-/// Decode the rows of `value` (an array) that `keep` selects, naming `path[i]` in errors.
+/// The rows of `value` (an array) that the core's rule `filter` reads, decoded, with
+/// their indices in `value`; `path[i]` names a bad row.
 fn rows_where(
     value: &JsValue,
     path: &str,
-    keep: impl Fn(&JsValue) -> bool,
-) -> Result<Vec<UiMessage>, JsValue> {
-    if !Array::is_array(value) {
-        let v = js_to_value(value.clone(), path).unwrap_or(Value::Null);
-        return Err(to_js_error(&Error::invalid(
-            path,
-            format!("expected an array of rows, got {}", kind_of(&v)),
-        )));
-    }
-    let array: &Array = value.unchecked_ref();
+    filter: RowFilter,
+) -> Result<(Vec<UiMessage>, Vec<usize>), JsValue> {
+    let array = HostArray::new(value, path, "rows").map_err(js_error)?;
     let mut rows = Vec::new();
-    for i in 0..array.length() {
-        let row = array.get(i);
-        if keep(&row) {
-            rows.push(decode_row(row, &format!("{path}[{i}]"))?);
+    let mut positions = Vec::new();
+    for i in 0..array.len() {
+        let row = array.get(i).map_err(js_error)?;
+        let row_path = array.path_of(i);
+        let fields = row_head_fields(&row, &row_path, &filter)?;
+        if filter.accepts(&RowHead::from_fields(&fields)) {
+            rows.push(decode_row(row, &row_path)?);
+            positions.push(i);
         }
     }
-    Ok(rows)
+    Ok((rows, positions))
 }
 
+/// Every row of `value`, decoded.
 fn all_rows(value: &JsValue, path: &str) -> Result<Vec<UiMessage>, JsValue> {
-    rows_where(value, path, |_| true)
+    let array = HostArray::new(value, path, "rows").map_err(js_error)?;
+    (0..array.len())
+        .map(|i| decode_row(array.get(i).map_err(js_error)?, &array.path_of(i)))
+        .collect()
 }
 
-/// Rows a delegate wrote for one of `calls`, plus the Task rows of `calls`.
+/// Rows a delegate wrote during one of `calls`, plus the Task rows of `calls`.
 fn chain_rows(
     value: &JsValue,
     path: &str,
     calls: &HashSet<String>,
 ) -> Result<Vec<UiMessage>, JsValue> {
-    rows_where(value, path, |r| {
-        str_prop(r, "parentToolCallId").is_some_and(|p| calls.contains(&p))
-            || (is_task_row(r)
-                && str_prop(r, "toolCallId")
-                    .or_else(|| str_prop(r, "id"))
-                    .is_some_and(|id| calls.contains(&id)))
-    })
+    let calls: CallIds = calls.iter().map(String::as_str).collect();
+    let (rows, _) = rows_where(value, path, RowFilter::WrittenDuringOrTaskRowOf(&calls))?;
+    Ok(rows)
 }
 
-fn is_task_row(r: &JsValue) -> bool {
-    str_prop(r, "role").as_deref() == Some("tool")
-        && str_prop(r, "toolName").is_some_and(|n| normalize_tool_name(&n) == "task")
+fn present(value: &Option<JsValue>) -> Option<&JsValue> {
+    value.as_ref().filter(|v| !v.is_undefined() && !v.is_null())
 }
 
-fn present(v: &Option<JsValue>) -> Option<&JsValue> {
-    v.as_ref().filter(|v| !v.is_undefined() && !v.is_null())
-}
-
-/// `input` without its `rows` (decoded separately), and the rows value.
+/// `input` without its `rows` (decoded separately), and the rows value (`undefined`
+/// when absent).
 fn split_rows(input: &JsValue) -> Result<(JsValue, JsValue), JsValue> {
-    if !input.is_object() {
+    if !is_object(input) || is_array(input) {
         return Ok((input.clone(), JsValue::UNDEFINED));
     }
-    let rows = Reflect::get(input, &JsValue::from_str("rows"))?;
-    let rest = Object::assign(&Object::new(), input.unchecked_ref());
-    Reflect::delete_property(&rest, &JsValue::from_str("rows"))?;
-    Ok((rest.into(), rows))
+    let rows = prop(input, "rows", "input").map_err(js_error)?;
+    let rest = dc_without(input, "rows").map_err(|thrown| {
+        js_error(Error::invalid(
+            "input",
+            format!("reading it threw: {}", describe_thrown(&thrown)),
+        ))
+    })?;
+    Ok((rest, rows))
 }
 
-fn calls_of(reg: &Registry, delegation_id: Option<&str>) -> HashSet<String> {
-    delegation_id
-        .and_then(|id| reg.resolve(id))
-        .map(|c| c.tool_call_ids.into_iter().collect())
+fn calls_of(registry: &Registry, delegation_id: &str) -> HashSet<String> {
+    registry
+        .resolve(delegation_id)
+        .map(|chain| chain.tool_call_ids.into_iter().collect())
         .unwrap_or_default()
 }
 
@@ -147,11 +171,13 @@ impl DelegationRegistry {
     pub fn from_transcript(
         #[wasm_bindgen(unchecked_param_type = "UiMessage[]")] rows: JsValue,
     ) -> Result<DelegationRegistry, JsValue> {
-        let rows = rows_where(&rows, "rows", |r| {
-            str_prop(r, "parentToolCallId").is_some() || is_task_row(r)
-        })?;
+        let (rows, positions) = rows_where(&rows, "rows", RowFilter::DelegateOrTaskRows)?;
         Ok(DelegationRegistry {
-            inner: Registry::from_transcript(&rows),
+            inner: Registry::from_transcript_rows(
+                &rows,
+                Some(&positions),
+                Box::new(core::random_uuid_v4),
+            ),
         })
     }
 
@@ -170,8 +196,8 @@ impl DelegationRegistry {
         let input: StartDelegation = from_js(input, "input")?;
         // rows only matter on a resume, and only the chain's
         let rows = match (present(&rows), input.resume.as_deref()) {
-            (Some(v), Some(resume)) => {
-                Some(chain_rows(v, "rows", &calls_of(&self.inner, Some(resume)))?)
+            (Some(rows), Some(resume)) => {
+                Some(chain_rows(rows, "rows", &calls_of(&self.inner, resume))?)
             }
             _ => None,
         };
@@ -179,7 +205,8 @@ impl DelegationRegistry {
     }
 
     /// Settle the chain's running run with its status and reads, then apply the
-    /// per-agent LRU bound (clause 7).
+    /// per-agent bound (clause 7): the 2 most recently used reusable chains of the agent
+    /// stay, and apart the 2 most recent that cannot be resumed; the rest are evicted.
     ///
     /// @returns `{delegationId, status, resumable, evicted}`
     /// @throws DelegateContextError `INVALID_STATE` for an id that is not running
@@ -191,18 +218,21 @@ impl DelegationRegistry {
         let (rest, rows) = split_rows(&input)?;
         let mut input: SettleDelegation = from_js(rest, "input")?;
         if !rows.is_undefined() && !rows.is_null() {
-            let calls = calls_of(&self.inner, Some(&input.delegation_id));
+            let calls = calls_of(&self.inner, &input.delegation_id);
             input.rows = Some(chain_rows(&rows, "input.rows", &calls)?);
         }
         to_js(&throw(self.inner.settle(&input))?)
     }
 
-    /// Clause 4: check a resume without starting it. `rows` (the transcript) make the
-    /// `NO_HISTORY` check exact; a chain found empty is never listed again.
+    /// Clause 4: check a resume without starting it, in this order: `UNKNOWN_DELEGATION`,
+    /// `AGENT_MISMATCH`, `DELEGATION_RUNNING`, `NOT_RESUMABLE`, `MODEL_ON_RESUME`,
+    /// `READ_BUDGET_EXCEEDED`, `NO_HISTORY`. `rows` (the transcript) make the
+    /// `NO_HISTORY` check exact; a chain found empty is dropped at once (the next resume
+    /// of its ids is `UNKNOWN_DELEGATION`). The unknown-id and no-history errors carry
+    /// `resumable` (at most 20 ids) and `resumableOmitted`.
     ///
     /// @returns what the resume continues (`toolCallIds`, `brief`, `recordedModel`, ...)
-    /// @throws DelegateContextError `UNKNOWN_DELEGATION`, `DELEGATION_RUNNING`,
-    /// `NOT_RESUMABLE`, `AGENT_MISMATCH`, `MODEL_ON_RESUME`, `READ_BUDGET_EXCEEDED`, `NO_HISTORY`
+    /// @throws DelegateContextError with one of the codes above
     #[wasm_bindgen(js_name = validateResume, unchecked_return_type = "ResumeTarget")]
     pub fn validate_resume(
         &mut self,
@@ -211,9 +241,9 @@ impl DelegationRegistry {
     ) -> Result<JsValue, JsValue> {
         let request: ResumeRequest = from_js(request, "request")?;
         let rows = match present(&rows) {
-            Some(v) => {
-                let calls = calls_of(&self.inner, Some(&request.delegation_id));
-                Some(chain_rows(v, "rows", &calls)?)
+            Some(rows) => {
+                let calls = calls_of(&self.inner, &request.delegation_id);
+                Some(chain_rows(rows, "rows", &calls)?)
             }
             None => None,
         };
@@ -261,7 +291,7 @@ impl DelegationRegistry {
     ) -> Result<JsValue, JsValue> {
         let delegation_id = string_arg(delegation_id, "delegationId")?;
         let delegation_id = delegation_id.as_str();
-        let rows = chain_rows(&rows, "rows", &calls_of(&self.inner, Some(delegation_id)))?;
+        let rows = chain_rows(&rows, "rows", &calls_of(&self.inner, delegation_id))?;
         to_js(&throw(self.inner.chain_conversation(&rows, delegation_id))?)
     }
 
@@ -286,10 +316,8 @@ pub fn select_chain_rows(
     #[wasm_bindgen(unchecked_param_type = "ChainSelector")] chain: JsValue,
 ) -> Result<JsValue, JsValue> {
     let chain: ChainSelector = from_js(chain, "chain")?;
-    let calls: HashSet<String> = chain.tool_call_ids.iter().cloned().collect();
-    let rows = rows_where(&rows, "rows", |r| {
-        str_prop(r, "parentToolCallId").is_some_and(|p| calls.contains(&p))
-    })?;
+    let calls: CallIds = chain.tool_call_ids.iter().map(String::as_str).collect();
+    let (rows, _) = rows_where(&rows, "rows", RowFilter::WrittenDuring(&calls))?;
     to_js(&core::select_chain_rows(&rows, &chain))
 }
 
@@ -302,32 +330,32 @@ pub fn chain_rows_to_messages(
 ) -> Result<JsValue, JsValue> {
     let binding: ProviderBinding = from_js(binding, "binding")?;
     let rows = all_rows(&rows, "rows")?;
-    to_js(&core::chain_rows_to_messages(&rows, &binding))
+    to_js(&crate::transcript::rows_to_messages(&rows, &binding))
 }
 
-/// ADR 0299 clause 7: the brief, the chain's history, truncated below `hardLimit`
-/// (tool pairs oldest first, then whole messages; the brief is never dropped).
+/// ADR 0299 clause 7: the brief, the chain's history, truncated so that the messages
+/// plus the request overhead (`overheadTokens`, or derived from `systemPrompt` and
+/// `tools` as the turn-boundary hook derives it) are below `hardLimit` (tool pairs
+/// oldest first, then whole messages; the brief is never dropped).
 ///
-/// @returns `{messages, tokens, hardLimit, truncated, briefOverLimit, dropped}`
+/// @returns `{messages, tokens, hardLimit, overheadTokens, truncated, briefOverLimit, dropped}`
+/// @throws DelegateContextError `INVALID_INPUT` (with `path`) for a blank brief, a bad
+/// `hardLimit` / `overheadTokens`, `overheadTokens` together with `systemPrompt` / `tools`,
+/// or a malformed row
 #[wasm_bindgen(js_name = seedDelegateMessages, unchecked_return_type = "SeedResult")]
 pub fn seed_delegate_messages(
     #[wasm_bindgen(unchecked_param_type = "SeedInput")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
     let (rest, rows) = split_rows(&input)?;
-    let rest = if rest.is_object() {
-        let r: &Object = rest.unchecked_ref();
-        Reflect::set(r, &JsValue::from_str("rows"), &Array::new())?;
-        rest
-    } else {
-        rest
-    };
+    if is_object(&rest) {
+        // `rows` is decoded below, row by row
+        js_sys::Reflect::set(&rest, &JsValue::from_str("rows"), &js_sys::Array::new())?;
+    }
     let mut input: SeedInput = from_js(rest, "input")?;
     input.rows = match &input.chain {
         Some(chain) => {
-            let calls: HashSet<String> = chain.tool_call_ids.iter().cloned().collect();
-            rows_where(&rows, "input.rows", |r| {
-                str_prop(r, "parentToolCallId").is_some_and(|p| calls.contains(&p))
-            })?
+            let calls: CallIds = chain.tool_call_ids.iter().map(String::as_str).collect();
+            rows_where(&rows, "input.rows", RowFilter::WrittenDuring(&calls))?.0
         }
         None => all_rows(&rows, "input.rows")?,
     };
@@ -340,11 +368,7 @@ pub fn seed_delegate_messages(
 pub fn count_chain_reads(
     #[wasm_bindgen(unchecked_param_type = "UiMessage[]")] rows: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let rows = rows_where(&rows, "rows", |r| {
-        str_prop(r, "role").as_deref() == Some("tool")
-            && str_prop(r, "toolName")
-                .is_some_and(|n| READ_ONLY_TOOLS.contains(&normalize_tool_name(&n).as_str()))
-    })?;
+    let (rows, _) = rows_where(&rows, "rows", RowFilter::ReadRows)?;
     to_js(&core::count_chain_reads(&rows))
 }
 
@@ -355,8 +379,8 @@ pub fn count_chain_reads(
 pub fn resolve_resume_binding(
     #[wasm_bindgen(unchecked_param_type = "BindingCandidates")] candidates: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let c: BindingCandidates = from_js(candidates, "candidates")?;
-    to_js(&throw(core::resolve_resume_binding(&c))?)
+    let candidates: BindingCandidates = from_js(candidates, "candidates")?;
+    to_js(&throw(core::resolve_resume_binding(&candidates))?)
 }
 
 /// Clause 9: the resumable-list block for `chains` (as `resumableList()` returns them).
@@ -366,4 +390,13 @@ pub fn format_resumable_list(
 ) -> Result<String, JsValue> {
     let chains: Vec<core::ResumableChain> = from_js(chains, "chains")?;
     Ok(core::format_resumable_list(&chains))
+}
+
+/// Clause 9: the JSON schema of the Task tool's `resume` parameter, `{type: "string",
+/// description}`: put it in the Task tool's parameter schema as it is, so the model reads
+/// the library's words (reuse requires the id; prose resumes nothing; no `model` on a
+/// resume).
+#[wasm_bindgen(js_name = resumeParameterSchema, unchecked_return_type = "ResumeParameterSchema")]
+pub fn resume_parameter_schema() -> Result<JsValue, JsValue> {
+    to_js(&core::resume_parameter_schema())
 }

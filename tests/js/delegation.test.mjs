@@ -343,3 +343,257 @@ test("a seed never carries an earlier request's usage, truncated or not (ADR 029
   const budget = dc.contextBudget({ contextWindow: 128000, maxTokens: 8192 });
   assert.equal(dc.prepareDelegateTurn({ messages: seed.messages, budget, modelId: "m" }).action, "unchanged");
 });
+
+// ---------------------------------------------------------------------------------------
+// Issue 7: regressions through the built package (each failed before its fix).
+
+test("clause 7 counts reusable chains: stopped and over-budget chains never evict a resumable one", () => {
+  const host = new Host();
+  const keep = [];
+  for (const task of ["one", "two"]) {
+    const r = host.task({ agent: "explorer", task });
+    host.say(r, `did ${task}`);
+    host.settle(r);
+    keep.push(r.delegationId);
+  }
+  for (const status of ["stopped", "aborted", "interrupted"]) {
+    const r = host.task({ agent: "explorer", task: status });
+    host.say(r, "partial");
+    host.settle(r, status);
+  }
+  const big = host.task({ agent: "explorer", task: "read it all" });
+  host.read(big, "huge.log", 50001);
+  host.settle(big);
+  assert.deepEqual(host.reg.resumableList().map((c) => c.delegationId), [...keep].reverse());
+  // the two newest that cannot be resumed are kept and answer their own code
+  expectCode(assert, () => host.reg.validateResume({ delegationId: big.delegationId, agent: "explorer" }, host.rows), "READ_BUDGET_EXCEEDED");
+  assert.equal(host.reg.chainCount, 4);
+  // and a rebuild from the transcript agrees
+  const rebuilt = DelegationRegistry.fromTranscript(host.rows);
+  assert.deepEqual(rebuilt.resumableList(), host.reg.resumableList());
+  assert.equal(rebuilt.chainCount, host.reg.chainCount);
+  rebuilt.free();
+  host.reg.free();
+});
+
+test("clause 4: a wrong agent is AGENT_MISMATCH while the chain runs; NO_HISTORY lists what remains and is answered once", () => {
+  const host = new Host();
+  const done = host.task({ agent: "coder", task: "fix it" });
+  host.say(done, "fixed");
+  host.settle(done);
+  const running = host.task({ agent: "explorer", task: "look" });
+  let e = expectCode(assert, () => host.reg.validateResume({ delegationId: running.delegationId, agent: "coder" }), "AGENT_MISMATCH");
+  assert.equal(e.expected, "explorer");
+  expectCode(assert, () => host.reg.validateResume({ delegationId: running.delegationId, agent: "explorer" }), "DELEGATION_RUNNING");
+  host.rows.push({ id: "boom", role: "assistant", content: "boom", status: "error", parentToolCallId: running.toolCallIds[0], agentName: "explorer" });
+  host.settle(running);
+  e = expectCode(assert, () => host.reg.validateResume({ delegationId: running.delegationId, agent: "explorer" }, host.rows), "NO_HISTORY");
+  assert.deepEqual(e.resumable, [done.delegationId]);
+  assert.equal(e.resumableOmitted, 0);
+  assert.match(e.message, /no recorded history to resume; start a new delegation\. Reusable: coder \/ /);
+  expectCode(assert, () => host.reg.validateResume({ delegationId: running.delegationId, agent: "explorer" }, host.rows), "UNKNOWN_DELEGATION");
+  host.reg.free();
+});
+
+test("tool names fold case: rEaD, READ, browserPREVIEW, TASK are the read-only and Task tools", () => {
+  const reads = dc.countChainReads([
+    { id: "1", role: "tool", toolName: "rEaD", toolCallId: "1", toolArgs: { path: "a" }, toolResult: "x\ny" },
+    { id: "2", role: "tool", toolName: "READ", toolCallId: "2", toolArgs: { path: "b" }, toolResult: "x" },
+    { id: "3", role: "tool", toolName: "browserPREVIEW", toolCallId: "3", toolArgs: { path: "c" }, toolResult: "x" },
+    { id: "4", role: "tool", toolName: "Browser_Preview", toolCallId: "4", toolArgs: { path: "d" }, toolResult: "x" },
+  ]);
+  assert.deepEqual(reads, { files: ["a", "b", "c", "d"], lines: 5 });
+  const reg = DelegationRegistry.fromTranscript([
+    { id: "t", role: "tool", toolName: "TASK", toolCallId: "t", toolArgs: { agent: "x", task: "T" }, toolResult: { details: { delegationId: "D", status: "completed" } } },
+    { id: "a", role: "assistant", content: "done", parentToolCallId: "t", agentName: "x" },
+  ]);
+  assert.deepEqual(reg.resumableList().map((c) => c.delegationId), ["D"]);
+  reg.free();
+});
+
+test("a rebuild skip names the row's index in the whole transcript", () => {
+  const rows = [
+    { id: "u", role: "user", content: "parent talks" },
+    { id: "a", role: "assistant", content: "parent answers" },
+    { id: "t1", role: "tool", toolName: "Task", toolCallId: "t1", toolArgs: { agent: "x", task: "T" }, toolResult: { details: { error: "UNKNOWN_DELEGATION" } } },
+  ];
+  const reg = DelegationRegistry.fromTranscript(rows);
+  assert.deepEqual(reg.rebuildSkips(), [{ index: 2, toolCallId: "t1", reason: "NO_DELEGATION_ID" }]);
+  reg.free();
+});
+
+test("one row rule in the core and the binding: a Task row whose toolCallId is blank is known by its id", () => {
+  const rows = [
+    { id: "t1", role: "tool", toolName: "Task", toolCallId: "", toolArgs: { agent: "explorer", task: "T" }, toolResult: { details: { delegationId: "D1", status: "completed" } } },
+    { id: "a", role: "assistant", content: "found", parentToolCallId: "t1", agentName: "explorer" },
+  ];
+  const reg = DelegationRegistry.fromTranscript(rows);
+  const conv = reg.chainConversation(rows, "D1");
+  assert.equal(conv.turns[0].toolCallId, "t1");
+  assert.equal(conv.turns[0].taskRow?.id, "t1", "the Task row is found through wasm as natively");
+  assert.deepEqual(conv.turns[0].rows.map((r) => r.id), ["a"]);
+  reg.free();
+});
+
+test("ADR 0299 clause 7: a seed plus the request overhead starts below hardLimit", () => {
+  const budget = dc.contextBudget({ contextWindow: 32000, maxTokens: 8000 });
+  assert.equal(budget.hardLimit, 16000);
+  const host = new Host();
+  const r = host.task({ agent: "explorer", task: "Survey the parser" });
+  for (let i = 0; i < 7; i++) {
+    const callId = `read-${i}`;
+    host.rows.push({ id: host.id("a"), role: "assistant", content: "", parentToolCallId: r.toolCallIds[0], agentName: "explorer" });
+    host.rows.push({ id: callId, role: "tool", content: "", toolName: "read", toolCallId: callId, toolArgs: { path: `f${i}` }, toolStatus: "success",
+      toolResult: { content: [{ type: "text", text: "x".repeat(8800) }] }, parentToolCallId: r.toolCallIds[0], agentName: "explorer" });
+  }
+  host.say(r, "All read.");
+  host.settle(r);
+  const seedWith = (extra) => dc.seedDelegateMessages({ brief: r.brief, rows: host.rows, chain: { toolCallIds: r.toolCallIds, agent: r.agent }, binding: { provider: "p", model: "m" }, hardLimit: budget.hardLimit, ...extra });
+  const bare = seedWith({});
+  assert.equal(bare.truncated, false);
+  assert.ok(bare.tokens > 13000 && bare.tokens < 16000, `${bare.tokens}`); // fits alone, not with 3,000 of overhead
+  // the pi hook counts the system prompt and tools of every request
+  const systemPrompt = "s".repeat(10000);
+  const tools = [{ name: "read", description: "d".repeat(1950), parameters: { type: "object" } }];
+  const overhead = Math.ceil((systemPrompt.length + JSON.stringify(tools).length) / 4);
+  for (const seed of [seedWith({ systemPrompt, tools }), seedWith({ overheadTokens: overhead })]) {
+    assert.equal(seed.overheadTokens, overhead);
+    assert.equal(seed.truncated, true);
+    assert.ok(seed.tokens + overhead < budget.hardLimit, `${seed.tokens} + ${overhead}`);
+    assert.equal(seed.messages[0].content[0].text, "Survey the parser");
+    // so the first turn boundary does not compact it
+    const plan = dc.prepareDelegateTurn({ messages: seed.messages, budget, modelId: "m", options: { overheadTokens: overhead } });
+    assert.equal(plan.action, "unchanged");
+  }
+  expectCode(assert, () => seedWith({ overheadTokens: 5, systemPrompt }), "INVALID_INPUT", "input.overheadTokens");
+  expectCode(assert, () => seedWith({ overheadTokens: -1 }), "INVALID_INPUT", "input.overheadTokens");
+  host.reg.free();
+});
+
+test("resumeParameterSchema: the library's words for the Task tool's resume parameter", () => {
+  const schema = dc.resumeParameterSchema();
+  assert.deepEqual(Object.keys(schema), ["type", "description"]);
+  assert.equal(schema.type, "string");
+  assert.match(schema.description, /requires this id/);
+  assert.match(schema.description, /prose resumes nothing/);
+  assert.match(schema.description, /do not pass `model`/);
+});
+
+test("a registry of 20,000 chains: settles stay quick, an unknown-id error stays short", () => {
+  const reg = new DelegationRegistry();
+  const t = performance.now();
+  for (let i = 0; i < 20000; i++) {
+    const run = reg.start({ toolCallId: `t${i}`, agent: `agent-${i}`, task: "x" });
+    reg.settle({ delegationId: run.delegationId, status: "completed", reads: { files: [], lines: 1 } });
+  }
+  const ms = performance.now() - t;
+  console.log(`# 20,000 start+settle pairs through wasm: ${ms.toFixed(0)} ms`);
+  assert.ok(ms < 20000, `${ms} ms`);
+  const e = expectCode(assert, () => reg.validateResume({ delegationId: "no-such-id", agent: "x" }), "UNKNOWN_DELEGATION");
+  assert.ok(e.message.length < 2000, `${e.message.length} characters`);
+  assert.match(e.message, /\(\+19980 more\)\.$/);
+  assert.equal(e.resumable.length, 20);
+  assert.equal(e.resumableOmitted, 19980);
+  reg.free();
+});
+
+// ---------------------------------------------------------------------------------------
+// Hostile host values: a thrown error with a code and a path, never a trap, and the
+// module keeps working afterwards.
+
+function stillWorks() {
+  const reg = new DelegationRegistry();
+  const run = reg.start({ toolCallId: "ok", agent: "x", task: "t" });
+  assert.equal(reg.settle({ delegationId: run.delegationId, status: "completed" }).status, "completed");
+  reg.free();
+  assert.deepEqual(dc.countChainReads([]), { files: [], lines: 0 });
+}
+
+test("rows that throw when read: INVALID_INPUT with the path of the value", () => {
+  const revoked = Proxy.revocable([], {});
+  revoked.revoke();
+  const lengthThrows = new Proxy([], { get(target, key) { if (key === "length") throw new Error("no length"); return Reflect.get(target, key); } });
+  const elementThrows = [{ id: "1", role: "user", content: "" }];
+  Object.defineProperty(elementThrows, 1, { get() { throw new Error("no row"); }, enumerable: true });
+  const fieldThrows = [{ id: "1", get role() { throw new Error("no role"); }, get parentToolCallId() { throw new Error("no parent"); } }];
+  const cases = [
+    [revoked.proxy, /^rows$/],
+    [lengthThrows, /^rows\.length$/],
+    [elementThrows, /^rows\[1\]$/],
+    // each function reads the fields its row rule needs, and decodes what it keeps
+    [fieldThrows, /^rows\[0\](\.parentToolCallId|\.role)?$/],
+  ];
+  for (const [rows, path] of cases) {
+    const calls = [
+      () => DelegationRegistry.fromTranscript(rows),
+      () => dc.countChainReads(rows),
+      () => dc.selectChainRows(rows, { toolCallIds: ["t"], agent: "x" }),
+      () => dc.chainRowsToMessages(rows, { provider: "p", model: "m" }),
+    ];
+    for (const call of calls) {
+      const e = expectCode(assert, call, "INVALID_INPUT");
+      assert.match(e.path, path, e.message);
+      assert.match(e.message, /threw|not JSON data/);
+    }
+    stillWorks();
+  }
+  // `rows` inside an input object, and a whole input that is a revoked Proxy
+  const reg = new DelegationRegistry();
+  const run = reg.start({ toolCallId: "t", agent: "x", task: "T" });
+  expectCode(assert, () => reg.settle({ delegationId: run.delegationId, status: "completed", get rows() { throw new Error("no rows"); } }), "INVALID_INPUT", "input.rows");
+  expectCode(assert, () => reg.settle({ delegationId: run.delegationId, status: "completed", rows: revoked.proxy }), "INVALID_INPUT", "input.rows");
+  expectCode(assert, () => reg.settle(revoked.proxy), "INVALID_INPUT");
+  expectCode(assert, () => dc.seedDelegateMessages({ brief: "b", get rows() { throw new Error("no rows"); }, binding: { provider: "p", model: "m" }, hardLimit: 10 }), "INVALID_INPUT", "input.rows");
+  expectCode(assert, () => dc.seedDelegateMessages({ brief: "b", rows: lengthThrows, binding: { provider: "p", model: "m" }, hardLimit: 10 }), "INVALID_INPUT", "input.rows.length");
+  expectCode(assert, () => reg.validateResume({ delegationId: run.delegationId, agent: "x" }, revoked.proxy), "INVALID_INPUT", "rows");
+  assert.equal(reg.settle({ delegationId: run.delegationId, status: "completed" }).status, "completed", "the handle still works");
+  reg.free();
+  stillWorks();
+});
+
+test("rows with deeply nested values: INVALID_INPUT with a path or accepted, never a trap", () => {
+  const nest = (depth) => {
+    let v = "leaf";
+    for (let i = 0; i < depth; i++) v = { v };
+    return v;
+  };
+  const task = { id: "t", role: "tool", toolName: "Task", toolCallId: "t", toolArgs: { agent: "x", task: "T" }, toolResult: { details: { delegationId: "D", status: "completed" } } };
+  for (const depth of [2000, 5000, 20000]) {
+    const deep = nest(depth);
+    for (const field of ["toolArgs", "toolResult", "custom"]) {
+      const row = { id: "r", role: "tool", toolName: "read", toolCallId: "r", toolArgs: { path: "a" }, toolResult: "x", parentToolCallId: "t", agentName: "x", [field]: deep };
+      const calls = [
+        () => DelegationRegistry.fromTranscript([task, row]).free(),
+        () => dc.countChainReads([row]),
+        () => dc.selectChainRows([row], { toolCallIds: ["t"], agent: "x" }),
+        () => dc.chainRowsToMessages([row], { provider: "p", model: "m" }),
+        () => dc.seedDelegateMessages({ brief: "T", rows: [row], binding: { provider: "p", model: "m" }, hardLimit: 1e9 }),
+      ];
+      for (const call of calls) {
+        try {
+          call();
+        } catch (e) {
+          assert.equal(e.name, "DelegateContextError", `depth ${depth} ${field}: ${e}`);
+          assert.equal(e.code, "INVALID_INPUT");
+          assert.match(e.path, /rows\[\d+\]/);
+        }
+        stillWorks();
+      }
+    }
+  }
+});
+
+test("generated types: statuses the library returns as null are typed `string | null`", async () => {
+  const { readFileSync } = await import("node:fs");
+  const { resolve } = await import("node:path");
+  const { root } = await import("./helpers.mjs");
+  const dts = readFileSync(resolve(root, "pkg/node/delegate_context.d.ts"), "utf8");
+  for (const name of ["ResumeTarget", "ResumableChain", "ChainInfo", "ChainTurn"]) {
+    const body = dts.match(new RegExp(`export interface ${name} \\{([\\s\\S]*?)\\n\\}`))?.[1];
+    assert.ok(body, `${name} is declared`);
+    assert.match(body, /\n    status: string \| null;/, name);
+  }
+  assert.match(dts, /export function resumeParameterSchema\(\): ResumeParameterSchema;/);
+  assert.match(dts, /export type RebuildSkipReason = "NO_DELEGATION_ID"/);
+  assert.match(dts, /export type DiagnosticCode = "MODEL_CHANGED" \| "DEFINITION_CHANGED";/);
+});

@@ -1,0 +1,225 @@
+//! ADR 0279 clauses 2, 5 and 8: the state of one chain, and what follows from it
+//! (running, reusable, kept but not reusable). The registry ([`super::registry`]) holds
+//! chains and changes them; everything here only reads a chain.
+//!
+//! - Clause 2: a chain is one internal key plus its ordered runs (one per Task call);
+//!   reads live on the chain.
+//! - Clause 5: a run's [`RunStatus`]; resumable are `completed`, `failed`, `timed_out`
+//!   (treated as failed) and a rebuilt row that recorded no status (trusted as settled).
+//! - Clause 8: a chain over [`MAX_RESUMABLE_READ_LINES`] is not reusable.
+//! - Clause 4, last row: a chain known to have nothing to replay (every run's rows
+//!   convert to nothing but an echo of the brief, or no brief was recorded) is not
+//!   reusable either.
+
+use super::binding::ModelBinding;
+use super::limits::MAX_RESUMABLE_READ_LINES;
+use super::types::{ChainInfo, ChainReads, ResumableChain, SettleStatus};
+
+/// The status of one run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunStatus {
+    /// Started and not settled yet.
+    Running,
+    /// Settled with this status.
+    Settled(SettleStatus),
+    /// A rebuilt Task row that recorded no status: trusted as settled (clause 12).
+    Unrecorded,
+    /// A status this library does not know (a rebuilt row): kept for display, not
+    /// resumable.
+    Unknown(String),
+}
+
+impl RunStatus {
+    /// The status a Task row recorded (`running` is read as it is; the rebuild decides
+    /// what a run still running at the end of a transcript is).
+    pub fn from_recorded(text: &str) -> RunStatus {
+        if text == "running" {
+            return RunStatus::Running;
+        }
+        SettleStatus::parse(text)
+            .map_or_else(|| RunStatus::Unknown(text.to_string()), RunStatus::Settled)
+    }
+
+    pub fn is_running(&self) -> bool {
+        matches!(self, RunStatus::Running)
+    }
+
+    /// Clause 5.
+    pub fn is_resumable(&self) -> bool {
+        match self {
+            RunStatus::Settled(status) => status.is_resumable(),
+            RunStatus::Unrecorded => true,
+            RunStatus::Running | RunStatus::Unknown(_) => false,
+        }
+    }
+
+    /// The status as the host writes it; `None` for [`RunStatus::Unrecorded`].
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            RunStatus::Running => Some("running"),
+            RunStatus::Settled(status) => Some(status.as_str()),
+            RunStatus::Unrecorded => None,
+            RunStatus::Unknown(text) => Some(text),
+        }
+    }
+}
+
+/// One Task call of a chain.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Run {
+    pub delegation_id: String,
+    pub tool_call_id: String,
+    pub task: String,
+    pub description: Option<String>,
+    pub status: RunStatus,
+    /// Whether this run's rows replay anything (`None`: not known yet).
+    pub replayable: Option<bool>,
+}
+
+/// One chain (clause 2).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Chain {
+    /// The internal key (clause 1): never in any output.
+    pub key: String,
+    /// The normalised agent name.
+    pub agent: String,
+    /// The first run's task.
+    pub brief: String,
+    /// Oldest first; never empty.
+    pub runs: Vec<Run>,
+    /// The latest non-blank label.
+    pub objective: String,
+    pub reads: ChainReads,
+    /// Recency: when the chain last started or settled a run (clause 7's LRU, and the
+    /// list's "newest activity first").
+    pub last_active: u64,
+    pub model: ModelBinding,
+    /// The agent definition's fingerprint at the latest run that gave one (clause 11).
+    pub definition: Option<String>,
+}
+
+/// Which of the two bounded groups of clause 7 a settled chain belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Standing {
+    /// Listed and resumable.
+    Reusable,
+    /// Kept so that a resume of it answers its own code, never listed.
+    NotReusable,
+}
+
+impl Chain {
+    pub fn latest(&self) -> Option<&Run> {
+        self.runs.last()
+    }
+
+    pub fn latest_id(&self) -> &str {
+        self.latest().map_or("", |run| run.delegation_id.as_str())
+    }
+
+    pub fn latest_status(&self) -> Option<&RunStatus> {
+        self.latest().map(|run| &run.status)
+    }
+
+    /// The latest run still works: never evicted, never listed (clauses 6, 7, 9).
+    pub fn is_running(&self) -> bool {
+        self.latest_status().is_some_and(RunStatus::is_running)
+    }
+
+    /// Known to have nothing to replay (or no brief to seed with).
+    pub fn is_known_empty(&self) -> bool {
+        self.brief.is_empty() || self.runs.iter().all(|run| run.replayable == Some(false))
+    }
+
+    pub fn is_over_read_budget(&self) -> bool {
+        self.reads.lines > MAX_RESUMABLE_READ_LINES
+    }
+
+    /// Settled, resumable, within the read budget and not known to be empty: the chain
+    /// is listed (clause 9) and counts against clause 7's bound.
+    pub fn is_reusable(&self) -> bool {
+        !self.is_running()
+            && self.latest_status().is_some_and(RunStatus::is_resumable)
+            && !self.is_over_read_budget()
+            && !self.is_known_empty()
+    }
+
+    /// Its group under clause 7's bound; `None` while it runs (exempt).
+    pub fn standing(&self) -> Option<Standing> {
+        if self.is_running() {
+            None
+        } else if self.is_reusable() {
+            Some(Standing::Reusable)
+        } else {
+            Some(Standing::NotReusable)
+        }
+    }
+
+    pub fn tool_call_ids(&self) -> Vec<String> {
+        self.runs
+            .iter()
+            .map(|run| run.tool_call_id.clone())
+            .collect()
+    }
+
+    fn status_text(&self) -> Option<String> {
+        self.latest_status()
+            .and_then(RunStatus::as_text)
+            .map(str::to_string)
+    }
+
+    /// The chain's entry in the resumable list.
+    pub fn listing_entry(&self) -> ResumableChain {
+        ResumableChain {
+            agent: self.agent.clone(),
+            delegation_id: self.latest_id().to_string(),
+            objective: self.objective.clone(),
+            files: self.reads.files.clone(),
+            read_lines: self.reads.lines,
+            status: self.status_text(),
+        }
+    }
+
+    /// The chain as `resolve` shows it.
+    pub fn info(&self) -> ChainInfo {
+        ChainInfo {
+            agent: self.agent.clone(),
+            delegation_ids: self
+                .runs
+                .iter()
+                .map(|run| run.delegation_id.clone())
+                .collect(),
+            tool_call_ids: self.tool_call_ids(),
+            latest_delegation_id: self.latest_id().to_string(),
+            status: self.status_text(),
+            brief: self.brief.clone(),
+            objective: self.objective.clone(),
+            reads: self.reads.clone(),
+            resumable: self.is_reusable(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses() {
+        for (text, resumable) in [
+            ("completed", true),
+            ("failed", true),
+            ("timed_out", true),
+            ("stopped", false),
+            ("aborted", false),
+            ("interrupted", false),
+            ("running", false),
+            ("exploded", false),
+        ] {
+            let status = RunStatus::from_recorded(text);
+            assert_eq!(status.is_resumable(), resumable, "{text}");
+            assert_eq!(status.as_text(), Some(text));
+        }
+        assert!(RunStatus::Unrecorded.is_resumable());
+        assert_eq!(RunStatus::Unrecorded.as_text(), None);
+    }
+}

@@ -1,0 +1,29 @@
+//! The persisted transcript (host-contract §6): rows as the host stores them, the host's
+//! name rules, and the one converter of rows into provider messages. Read by the
+//! parent-context rebuild (seed 001, [`crate::parent`]) and the resumable delegations
+//! (ADR 0279 clauses 2, 3, 8 and 12, [`crate::delegation`]).
+//!
+//! | what | module |
+//! |---|---|
+//! | `UiMessage` rows, the row rules ([`RowHead`]), duplicate copies | [`rows`] |
+//! | tool and agent names, normalised | [`names`] |
+//! | `createdAt` → milliseconds | [`time`] |
+//! | rows → `AgentMessage[]` | [`to_messages`] |
+
+pub mod names;
+pub mod rows;
+pub mod time;
+pub mod to_messages;
+
+pub use names::{
+    is_read_only_tool, is_task_tool, normalize_agent_name, normalize_tool_name, KNOWN_TOOLS,
+    READ_ONLY_TOOLS, TASK_TOOL,
+};
+pub use rows::{
+    dedupe_rows, rows_from_value, CallIds, HeadField, RowFilter, RowHead, RowRole, UiMessage,
+};
+pub use time::iso_to_ms;
+pub use to_messages::{
+    is_failed_assistant_row, rows_to_messages, tool_result_blocks, zero_usage, ProviderBinding,
+    INTERRUPTED_TOOL_RESULT, MISSING_TOOL_RESULT,
+};
