@@ -35,21 +35,6 @@ pub fn estimate_tokens(message: &AgentMessage) -> u64 {
     message.facts("message").map_or(0, |f| f.tokens)
 }
 
-/// Tokens of a request that are not messages, as the pi hook derives them from the
-/// Agent's context: `ceil((systemPrompt.length + JSON.stringify(tools).length) / 4)`
-/// (UTF-16 lengths; a missing or `null` `tools` counts 0).
-pub fn request_overhead_tokens(
-    system_prompt: Option<&str>,
-    tools: Option<&serde_json::Value>,
-) -> u64 {
-    let prompt_chars = system_prompt.map_or(0, utf16_len);
-    let tools_chars = match tools {
-        None | Some(serde_json::Value::Null) => 0,
-        Some(tools) => json_stringify_len(tools),
-    };
-    (prompt_chars + tools_chars).div_ceil(4) as u64
-}
-
 /// pi's `calculateContextTokens(usage)`: `totalTokens || input + output + cacheRead + cacheWrite`.
 pub fn calculate_context_tokens(usage: &Usage) -> f64 {
     match usage.total_tokens {
