@@ -33,6 +33,7 @@ step "package: node --test tests/js"
 node --test --test-concurrency=1 tests/js/
 
 step "types: tsc --noEmit against the generated .d.ts"
-node_modules/.bin/tsc -p tests/ts/tsconfig.json
+node_modules/.bin/tsc -p tests/ts/tsconfig.json     # our .d.ts, skipLibCheck false
+node_modules/.bin/tsc -p tests/ts/tsconfig.pi.json  # pi-agent-core's own types accepted
 
 step "done: all layers passed"

@@ -291,10 +291,18 @@ fn push_json(out: &mut String, v: &Value) {
 struct JsFormatter;
 
 impl serde_json::ser::Formatter for JsFormatter {
-    fn write_f64<W: ?Sized + std::io::Write>(&mut self, w: &mut W, value: f64) -> std::io::Result<()> {
+    fn write_f64<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        value: f64,
+    ) -> std::io::Result<()> {
         w.write_all(js_number_to_string(value).as_bytes())
     }
-    fn write_f32<W: ?Sized + std::io::Write>(&mut self, w: &mut W, value: f32) -> std::io::Result<()> {
+    fn write_f32<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        value: f32,
+    ) -> std::io::Result<()> {
         self.write_f64(w, value as f64)
     }
 }

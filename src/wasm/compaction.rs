@@ -101,7 +101,9 @@ pub fn find_cut_point(
 #[wasm_bindgen(js_name = prepareCompaction, unchecked_return_type = "CompactionPreparation | undefined")]
 pub fn prepare_compaction(
     #[wasm_bindgen(unchecked_param_type = "AgentMessage[]")] messages: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Partial<CompactionSettings>")] settings: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "Partial<CompactionSettings>")] settings: Option<
+        JsValue,
+    >,
 ) -> Result<JsValue, JsValue> {
     let settings = settings_from_js(settings.unwrap_or(JsValue::UNDEFINED))?;
     let ctx = context_of(&messages)?;
@@ -119,7 +121,9 @@ pub fn prepare_compaction(
 pub fn compaction_plans(
     #[wasm_bindgen(unchecked_param_type = "AgentMessage[]")] messages: JsValue,
     #[wasm_bindgen(unchecked_param_type = "number[]")] ends: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Partial<CompactionSettings>")] settings: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "Partial<CompactionSettings>")] settings: Option<
+        JsValue,
+    >,
 ) -> Result<JsValue, JsValue> {
     let settings = settings_from_js(settings.unwrap_or(JsValue::UNDEFINED))?;
     let ctx = context_of(&messages)?;

@@ -148,11 +148,16 @@ impl HostContext {
 }
 
 /// Where a range argument is missing, the whole context.
-fn range_arg(value: JsValue, path: &str, default: usize, max: usize) -> Result<usize, JsValue> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(default);
+fn range_arg(
+    value: Option<JsValue>,
+    path: &str,
+    default: usize,
+    max: usize,
+) -> Result<usize, JsValue> {
+    match value.filter(|v| !v.is_undefined() && !v.is_null()) {
+        None => Ok(default),
+        Some(v) => super::compaction::index_arg(number_arg(v, path)?, path, max),
     }
-    super::compaction::index_arg(number_arg(value, path)?, path, max)
 }
 
 /// One delegate's context, kept in wasm memory between turns (ADR 0299 clauses 3–5).
@@ -196,10 +201,10 @@ impl DelegateContextHandle {
     /// @throws DelegateContextError `INVALID_INPUT` with the `path` of a bad message
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "AgentMessage[] | undefined")] messages: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "AgentMessage[]")] messages: Option<JsValue>,
     ) -> Result<DelegateContextHandle, JsValue> {
         let mut ctx = HostContext::new();
-        if !messages.is_undefined() && !messages.is_null() {
+        if let Some(messages) = messages.filter(|m| !m.is_null()) {
             throw(ctx.push(&messages, "messages").map(|_| ()))?;
         }
         Ok(DelegateContextHandle {
@@ -270,10 +275,10 @@ impl DelegateContextHandle {
         &self,
         #[wasm_bindgen(js_name = "keepRecentTokens", unchecked_param_type = "number")]
         keep_recent_tokens: JsValue,
-        #[wasm_bindgen(js_name = "startIndex", unchecked_param_type = "number | undefined")]
-        start_index: JsValue,
-        #[wasm_bindgen(js_name = "endIndex", unchecked_param_type = "number | undefined")]
-        end_index: JsValue,
+        #[wasm_bindgen(js_name = "startIndex", unchecked_optional_param_type = "number")]
+        start_index: Option<JsValue>,
+        #[wasm_bindgen(js_name = "endIndex", unchecked_optional_param_type = "number")]
+        end_index: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         let ctx = self.inner.borrow();
         let keep = number_arg(keep_recent_tokens, "keepRecentTokens")?;
@@ -295,11 +300,12 @@ impl DelegateContextHandle {
     #[wasm_bindgen(js_name = prepareCompaction, unchecked_return_type = "CompactionPreparation | undefined")]
     pub fn prepare_compaction(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "Partial<CompactionSettings> | undefined")]
-        settings: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "Partial<CompactionSettings>")]
+        settings: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         let ctx = self.inner.borrow();
-        let settings: CompactionSettings = super::compaction::settings_from_js(settings)?;
+        let settings: CompactionSettings =
+            super::compaction::settings_from_js(settings.unwrap_or(JsValue::UNDEFINED))?;
         match prepare::prepare_compaction(ctx.core(), &settings) {
             Some(p) => super::compaction::preparation_to_js(&p, &ctx.refs),
             None => Ok(JsValue::UNDEFINED),
@@ -310,10 +316,10 @@ impl DelegateContextHandle {
     #[wasm_bindgen(js_name = serializeConversation)]
     pub fn serialize_conversation(
         &self,
-        #[wasm_bindgen(js_name = "startIndex", unchecked_param_type = "number | undefined")]
-        start_index: JsValue,
-        #[wasm_bindgen(js_name = "endIndex", unchecked_param_type = "number | undefined")]
-        end_index: JsValue,
+        #[wasm_bindgen(js_name = "startIndex", unchecked_optional_param_type = "number")]
+        start_index: Option<JsValue>,
+        #[wasm_bindgen(js_name = "endIndex", unchecked_optional_param_type = "number")]
+        end_index: Option<JsValue>,
     ) -> Result<String, JsValue> {
         let ctx = self.inner.borrow();
         let end = range_arg(end_index, "endIndex", ctx.len(), ctx.len())?;

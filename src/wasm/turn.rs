@@ -40,9 +40,9 @@ export type DelegateTurnCompletion = DelegateTurnInput & { answer?: SummaryAnswe
 /** Input of `runDelegateTurn`. */
 export type RunDelegateTurnInput = DelegateTurnInput & { summarize: SummarizeCallback; signal?: AbortSignal };
 /** What pi-agent-core's Agent passes to `prepareNextTurnWithContext`. */
-export interface PrepareNextTurnContext { context: { systemPrompt?: string; messages: AgentMessage[]; tools?: unknown[] }; [field: string]: unknown }
+export interface PrepareNextTurnContext { context: { systemPrompt?: string; messages: AgentMessage[]; tools?: unknown[] } }
 /** A ready `prepareNextTurnWithContext` for pi-agent-core's Agent: resolves `undefined` when nothing changes, else the next request's context. Rejects with `SUBAGENT_CONTEXT_OVERFLOW`, `ABORTED` or `INVALID_INPUT`. */
-export type PrepareNextTurnHook = (ctx: PrepareNextTurnContext, signal?: AbortSignal) => Promise<{ context: PrepareNextTurnContext["context"] } | undefined>;
+export type PrepareNextTurnHook = <C extends PrepareNextTurnContext>(ctx: C, signal?: AbortSignal) => Promise<{ context: C["context"] } | undefined>;
 /** Configuration of `createPrepareNextTurn`. */
 export type PrepareNextTurnConfig = TurnConfig & {
   summarize: SummarizeCallback;

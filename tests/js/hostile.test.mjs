@@ -169,7 +169,7 @@ test("the same hostile inputs in a worker thread with a 1 MB stack", async () =>
   const code = `
     const { parentPort } = require("node:worker_threads");
     const dc = require(${JSON.stringify(`${root}/pkg/node/delegate_context.js`)});
-    let v = 1; for (let i = 0; i < 10000; i++) v = { a: [v] };
+    let v = 1; for (let i = 0; i < 2000; i++) v = { a: [v] };
     const messages = [{ role: "user", content: "b", extra: v }, { role: "assistant", content: [{ type: "toolCall", id: "c", name: "read", arguments: v }] }];
     const results = [];
     for (const f of [() => dc.estimateContextTokens(messages), () => dc.prepareCompaction(messages), () => dc.buildParentContext([{ id: "r", role: "user", content: "x", extra: v }])]) {
