@@ -135,8 +135,30 @@ fn describe_js_error(e: &JsValue) -> String {
 /// Decode a typed input, naming `path` and the inner path of a bad value. Non-finite
 /// numbers are rejected (they have no JSON form and no meaning as sizes or indices).
 pub fn from_js<T: DeserializeOwned>(value: JsValue, path: &str) -> Result<T, JsValue> {
-    let v = js_to_value_core(&value, path, true).map_err(|e| to_js_error(&e))?;
-    crate::message::decode_at(v, path).map_err(|e| to_js_error(&non_finite_wording(e)))
+    decode(&value, path).map_err(|e| to_js_error(&e))
+}
+
+/// [`from_js`] with the core's error: the value's `JSON.stringify` text decoded straight
+/// into `T` (no intermediate value), naming the path of a bad value.
+pub fn decode<T: DeserializeOwned>(value: &JsValue, path: &str) -> Result<T, Error> {
+    if !super::host::is_object(value) {
+        if let Some(x) = value.as_f64() {
+            if !x.is_finite() {
+                return Err(Error::invalid(path, format!("expected a finite number, got {x}")));
+            }
+        }
+    }
+    let text = json_text(value, path, true)?.unwrap_or_else(|| "null".to_string());
+    let decoded = crate::message::decode_text(&text, path);
+    let decoded = match decoded {
+        // JSON.stringify wrote a lone surrogate as an escape serde_json refuses
+        Err(_) if text.contains("\\u") => match crate::js_text::replace_lone_surrogates(&text) {
+            Some(clean) => crate::message::decode_text(&clean, path),
+            None => decoded,
+        },
+        other => other,
+    };
+    decoded.map_err(non_finite_wording)
 }
 
 /// A non-finite number reaches the decoder as its text (`"NaN"`): say what it was.

@@ -108,17 +108,7 @@ impl TurnConfig {
 }
 
 fn decode_value<T: serde::de::DeserializeOwned>(v: JsValue, path: &str) -> Result<T, Error> {
-    from_js(v, path).map_err(|e| {
-        let message = e
-            .dyn_ref::<js_sys::Error>()
-            .map(|e| String::from(e.message()))
-            .unwrap_or_default();
-        let path = Reflect::get(&e, &JsValue::from_str("path"))
-            .ok()
-            .and_then(|p| p.as_string())
-            .unwrap_or_else(|| path.to_string());
-        Error::InvalidInput { path, message }
-    })
+    super::convert::decode(&v, path)
 }
 
 /// `answer` of a completion input.
