@@ -3,17 +3,36 @@
 //! The pure decisions that keep a sub-agent's ("delegate's") context window under
 //! control, for a JavaScript agent loop that owns networking and persistence.
 //!
-//! | concept | module | specification |
+//! ## Seed clause → file
+//!
+//! Where each rule of the three design documents (`../shared/seeds/`) and of the host
+//! contract lives. Every rule lives once, in the core; [`wasm`] only decodes, calls and
+//! encodes.
+//!
+//! | seed clause | rule | file |
 //! |---|---|---|
-//! | messages the host hands us, unknown fields kept | [`message`] | host-contract §1 |
-//! | JavaScript string lengths, `JSON.stringify` sizes | [`js_text`] | host-contract §2 |
-//! | token accounting, identical to pi-agent-core | [`tokens`] | host-contract §2 |
-//! | the budget of the model a delegate runs on | [`budget`] | ADR 0299 §1–2 |
-//! | persisted transcript rows, name normalising | [`transcript`] | host-contract §6 |
-//! | only a delegate's report enters the parent | [`parent`] | subagent-context, §7 |
-//! | compaction at the delegate turn boundary | [`compaction`] | ADR 0299 §3–5 |
-//! | fallback models, inherited tools, provider errors | [`fallback`] | ADR 0299 §6, §8 |
-//! | resumable delegations | [`delegation`] | ADR 0279, ADR 0299 §7 |
+//! | host-contract §1 | messages the host hands us (typed, for the messages we write) | [`message`] |
+//! | host-contract §1–2 | what the decisions need of a host message, read once from its JSON text | [`facts`], [`json_scan`] |
+//! | host-contract §2 | JavaScript string lengths, `JSON.stringify` sizes and numbers | [`js_text`] |
+//! | host-contract §2 | `estimateTokens`, `estimateContextTokens` (the usage anchor, once), the request overhead | [`tokens`] |
+//! | ADR 0299 §1–2 | the budget of the model a delegate runs on | [`budget`] |
+//! | ADR 0299 §3 | a delegate's context kept across turns (the handle's core) | [`compaction::context`] |
+//! | ADR 0299 §3 | cut points, split turns (pi's `findCutPoint`) | [`compaction::cut`] |
+//! | ADR 0299 §3 | pi's `prepareCompaction`, file operations | [`compaction::prepare`] |
+//! | ADR 0299 §3 | the summary request (pi's prompts, bounded, the brief as context) | [`compaction::summary`] |
+//! | ADR 0299 §3 (ADR 0136) | the boundary decision: threshold, active-turn retention, the compacted context | [`compaction::turn`] |
+//! | ADR 0299 §3–5 | the boundary as a state machine; what a failed summary is; abort | [`compaction::step`] |
+//! | ADR 0299 §4–5 | degrade (brief + newest unit, the note), then `SUBAGENT_CONTEXT_OVERFLOW` | [`compaction::degrade`] |
+//! | ADR 0299 §4 (consequences) | a run's counts; the report the parent receives ("a degraded run must say so") | [`compaction::tally`] |
+//! | ADR 0299 §5 | the provider's overflow error becomes the code the parent can act on | [`fallback`] (`overflow_for_provider_error`) |
+//! | ADR 0299 §6 | fallback models re-checked against their own window | [`fallback`] (`select_fallback_model`) |
+//! | ADR 0299 §8 | tools a delegate never inherits (`new_context` first) | [`fallback`] (`filter_inherited_tools`) |
+//! | host-contract §5 | provider overflow classification | [`fallback`] (`classify_provider_error`) |
+//! | host-contract §6 | persisted rows, the row rules, names, timestamps | [`transcript`] |
+//! | ADR 0279 §3, subagent-context | rows → provider messages (one converter) | [`transcript::to_messages`] |
+//! | subagent-context (seed 001) | only a delegate's report enters the parent's context | [`parent`] |
+//! | ADR 0279 §1–13, ADR 0299 §7 | resumable delegations (their own table) | [`delegation`] |
+//! | all | one error enum, a stable code per variant | [`error`] |
 //!
 //! Everything above is plain Rust, tested natively. [`wasm`] is the only module that
 //! knows wasm-bindgen: it decodes, calls the core, encodes.
