@@ -554,8 +554,7 @@ pub fn decode_at<T: DeserializeOwned>(value: Value, path: &str) -> Result<T> {
 pub fn decode_text<T: DeserializeOwned>(text: &str, path: &str) -> Result<T> {
     let mut de = serde_json::Deserializer::from_str(text);
     let value = serde_path_to_error::deserialize(&mut de).map_err(|e| path_error(e, path))?;
-    de.end()
-        .map_err(|e| Error::invalid(path, e.to_string()))?;
+    de.end().map_err(|e| Error::invalid(path, e.to_string()))?;
     Ok(value)
 }
 

@@ -150,3 +150,182 @@ fn a_read_larger_than_the_window_fails_at_once_without_a_summary_request() {
         }
     }
 }
+
+fn budget_8k() -> ContextBudget {
+    context_budget(&BudgetModel {
+        context_window: Some(8192.0),
+        max_tokens: Some(1024.0),
+        definition_max_tokens: None,
+    }) // hardLimit 4,096
+}
+
+fn tool_turn(id: &str, path: &str, result_chars: usize) -> Vec<AgentMessage> {
+    vec![
+        msg(
+            json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": "read", "arguments": {"path": path}}], "stopReason": "toolUse"}),
+        ),
+        msg(
+            json!({"role": "toolResult", "toolCallId": id, "toolName": "read", "content": [{"type": "text", "text": "r".repeat(result_chars)}], "isError": false}),
+        ),
+    ]
+}
+
+fn degrade_of(
+    ms: &[AgentMessage],
+) -> (
+    delegate_context::compaction::DelegateTurnOutcome,
+    Vec<AgentMessage>,
+) {
+    let out = complete_delegate_turn(
+        ms,
+        &budget_8k(),
+        "local/small",
+        &DelegateTurnOptions::default(),
+        &SummaryAnswer {
+            error: Some("summary model down".into()),
+            ..SummaryAnswer::default()
+        },
+    )
+    .unwrap();
+    let messages = out.materialize(ms);
+    (out, messages)
+}
+
+fn summary_text(m: &AgentMessage) -> String {
+    match m {
+        AgentMessage::CompactionSummary(s) => s.summary.clone(),
+        other => panic!("expected a compactionSummary, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_degrade_keeps_the_newest_unit_even_when_older_ones_do_not_fit() {
+    // brief, then a 3,000-token read the newest: the old code dropped every message whose
+    // unit did not fit with the note and went on with the brief alone
+    let mut ms = vec![msg(
+        json!({"role": "user", "content": "Brief: read big files.", "timestamp": 1}),
+    )];
+    ms.extend(tool_turn("c1", "a.rs", 9_000));
+    ms.extend(tool_turn("c2", "b.rs", 12_000));
+    let (out, messages) = degrade_of(&ms);
+    assert_eq!(out.outcome, TurnOutcomeKind::Degraded);
+    assert_eq!(messages[0], ms[0]);
+    assert_eq!(
+        &messages[2..],
+        &ms[3..],
+        "the newest call and its result are kept"
+    );
+    assert_eq!(out.dropped_messages, 2);
+    let note = summary_text(&messages[1]);
+    assert!(
+        note.starts_with("[Context degraded] 2 earlier messages"),
+        "{note}"
+    );
+    assert!(
+        note.contains("Files read or changed in the dropped history: a.rs."),
+        "{note}"
+    );
+    assert!(note.contains("the most recent messages follow"), "{note}");
+}
+
+#[test]
+fn a_degrade_with_nothing_kept_never_claims_recent_messages_follow() {
+    // an orphan tool result is never kept: after the brief nothing is keepable
+    let ms = vec![
+        msg(json!({"role": "user", "content": "Brief.", "timestamp": 1})),
+        msg(
+            json!({"role": "toolResult", "toolCallId": "gone", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(20_000)}], "isError": false}),
+        ),
+    ];
+    let (out, messages) = degrade_of(&ms);
+    assert_eq!(out.outcome, TurnOutcomeKind::Degraded);
+    assert_eq!(messages.len(), 2, "the brief and the note");
+    let note = summary_text(&messages[1]);
+    assert!(
+        note.starts_with("[Context degraded] 1 earlier message "),
+        "{note}"
+    );
+    assert_eq!(out.dropped_messages, 1);
+    assert!(note.contains("no earlier messages follow"), "{note}");
+    assert!(!note.contains("most recent messages follow"), "{note}");
+}
+
+#[test]
+fn a_second_degrade_replaces_the_first_note_instead_of_wrapping_it() {
+    let mut ms = vec![msg(
+        json!({"role": "user", "content": "Brief.", "timestamp": 1}),
+    )];
+    ms.extend(tool_turn("c1", "a.rs", 9_000));
+    ms.extend(tool_turn("c2", "b.rs", 9_000));
+    let (_, first) = degrade_of(&ms);
+    let mut next = first.clone();
+    next.extend(tool_turn("c3", "c.rs", 9_000));
+    next.extend(tool_turn("c4", "d.rs", 9_000));
+    let (out, second) = degrade_of(&next);
+    assert_eq!(out.outcome, TurnOutcomeKind::Degraded);
+    let note = summary_text(&second[1]);
+    assert_eq!(
+        note.matches("[Context degraded]").count(),
+        1,
+        "one note, not nested: {note}"
+    );
+    assert!(
+        note.starts_with(&format!(
+            "[Context degraded] {} earlier message",
+            out.dropped_messages
+        )),
+        "{note}"
+    );
+}
+
+#[test]
+fn every_summary_request_shows_the_brief() {
+    let budget = budget_8k();
+    let mut ms = vec![msg(
+        json!({"role": "user", "content": "BRIEF-TEXT: audit src/.", "timestamp": 1}),
+    )];
+    ms.push(msg(json!({"role": "compactionSummary", "summary": "earlier work", "details": {"retainedMessages": 0}})));
+    for i in 0..8 {
+        ms.extend(tool_turn(&format!("c{i}"), &format!("f{i}.rs"), 3_000));
+    }
+    let prep = prepare_delegate_turn(&ms, &budget, &DelegateTurnOptions::default()).unwrap();
+    assert_eq!(prep.action, TurnAction::Summarize);
+    for r in &prep.requests {
+        let AgentMessage::User(u) = &r.messages[0] else {
+            panic!()
+        };
+        assert!(
+            u.content.text("").contains("BRIEF-TEXT: audit src/."),
+            "the brief is context of the {:?} request",
+            r.kind
+        );
+    }
+}
+
+#[test]
+fn the_brief_plus_one_active_tool_turn_asks_for_the_split_turn_summary() {
+    // the host app's "compacts at the shared early trigger before the hard limit": the brief
+    // starts the only turn; the cut splits it; one (turn-prefix) summary request
+    let budget = budget_8k();
+    let mut ms = vec![msg(
+        json!({"role": "user", "content": "b".repeat(6_000), "timestamp": 1}),
+    )];
+    ms.push(msg(json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(6_000)}, {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "x"}}], "stopReason": "toolUse"})));
+    ms.push(msg(json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(2_800)}], "isError": false})));
+    let opts = DelegateTurnOptions {
+        early_trigger: true,
+        ..Default::default()
+    };
+    let prep = prepare_delegate_turn(&ms, &budget, &opts).unwrap();
+    assert!(
+        prep.tokens >= budget.compaction_trigger && prep.tokens < budget.hard_limit,
+        "{prep:?}"
+    );
+    assert_eq!(prep.action, TurnAction::Summarize, "{prep:?}");
+    assert_eq!(prep.requests.len(), 1);
+    assert_eq!(
+        prep.requests[0].kind,
+        delegate_context::compaction::SummaryKind::TurnPrefix
+    );
+    assert!(prep.is_split_turn);
+}

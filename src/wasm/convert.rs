@@ -144,7 +144,10 @@ pub fn decode<T: DeserializeOwned>(value: &JsValue, path: &str) -> Result<T, Err
     if !super::host::is_object(value) {
         if let Some(x) = value.as_f64() {
             if !x.is_finite() {
-                return Err(Error::invalid(path, format!("expected a finite number, got {x}")));
+                return Err(Error::invalid(
+                    path,
+                    format!("expected a finite number, got {x}"),
+                ));
             }
         }
     }

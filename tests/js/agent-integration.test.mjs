@@ -208,3 +208,47 @@ test("a brief larger than the window ends in SUBAGENT_CONTEXT_OVERFLOW", async (
   assert.match(t.agent.state.errorMessage, /does not fit in the context window of model "faux\/faux-small"/);
   assert.equal(t.requests.length, 1, "no request was sent after the overflow");
 });
+
+test("a delegate whose single read is larger than its hardLimit ends at that boundary with SUBAGENT_CONTEXT_OVERFLOW", async () => {
+  const core = createFauxCore({ models: [{ id: "faux-small", contextWindow: WINDOW, maxTokens: MAX_TOKENS }] });
+  const model = core.getModel("faux-small");
+  let requests = 0;
+  core.setResponses([
+    ...Array.from({ length: 5 }, (_, i) => () => {
+      requests++;
+      return fauxAssistantMessage([fauxToolCall("read_big", { path: `huge${i}.log` }, { id: `big_${i}` })], { stopReason: "toolUse" });
+    }),
+    () => {
+      requests++;
+      return fauxAssistantMessage("done");
+    },
+  ]);
+  const bigTool = {
+    name: "read_big", label: "Read", description: "Read a file.", parameters: Type.Object({ path: Type.String() }),
+    // about 12,000 tokens: three times the delegate's hardLimit
+    execute: async (_id, { path }) => ({ content: [{ type: "text", text: `${path}\n` + "log line with some text\n".repeat(2000) }], details: {} }),
+  };
+  let hookError;
+  let summaries = 0;
+  const hook = dc.createPrepareNextTurn({ budget: dc.contextBudget(model), modelId: "faux/faux-small", summarize: async () => { summaries++; return "s"; } });
+  const agent = new Agent({
+    streamFn: core.streamSimple,
+    convertToLlm,
+    initialState: { systemPrompt: SYSTEM_PROMPT, model, tools: [bigTool], messages: [] },
+    prepareNextTurnWithContext: async (ctx, signal) => {
+      try {
+        return await hook(ctx, signal);
+      } catch (e) {
+        hookError = e;
+        throw e;
+      }
+    },
+  });
+  await agent.prompt("Read huge0.log and report.");
+  assert.equal(hookError?.code, "SUBAGENT_CONTEXT_OVERFLOW");
+  assert.match(agent.state.errorMessage, /does not fit in the context window of model "faux\/faux-small".*read less at once/);
+  assert.equal(requests, 1, "the run ended at the first boundary: no re-reading loop");
+  assert.equal(summaries, 0, "no summary request could help, none was sent");
+  const toolResults = agent.state.messages.filter((m) => m.role === "toolResult");
+  assert.equal(toolResults.length, 1);
+});
