@@ -146,7 +146,7 @@ pub fn select_fallback_model(
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderError {
-    /// HTTP status (`statusCode` / `code` numbers are accepted too).
+    /// HTTP status (`statusCode` is accepted too).
     #[serde(default, alias = "statusCode")]
     #[tsify(optional)]
     pub status: Option<f64>,

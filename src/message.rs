@@ -236,7 +236,7 @@ pub struct ToolResultMessage {
     /// Any JSON, kept as given (a `null` survives).
     #[serde(
         default,
-        deserialize_with = "present",
+        deserialize_with = "kept_even_if_null",
         skip_serializing_if = "Option::is_none"
     )]
     #[tsify(optional, type = "unknown")]
@@ -276,7 +276,7 @@ pub struct BranchSummaryMessage {
     /// `string | null` in pi; kept as given (a `null` survives).
     #[serde(
         default,
-        deserialize_with = "present",
+        deserialize_with = "kept_even_if_null",
         skip_serializing_if = "Option::is_none"
     )]
     #[tsify(optional, type = "string | null")]
@@ -572,7 +572,9 @@ fn path_error<E: std::fmt::Display>(e: serde_path_to_error::Error<E>, path: &str
 
 /// For `Option<Value>` fields: a present `null` is `Some(Value::Null)`, so it is written
 /// back; only a missing field is `None`.
-fn present<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<Value>, D::Error> {
+fn kept_even_if_null<'de, D: Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<Value>, D::Error> {
     Value::deserialize(d).map(Some)
 }
 

@@ -7,7 +7,7 @@
 
 use delegate_context::budget::{context_budget, BudgetModel, ContextBudget};
 use delegate_context::compaction::turn::{
-    complete_delegate_turn, prepare_delegate_turn, quick_unchanged, DelegateTurnOptions,
+    complete_delegate_turn, prepare_delegate_turn, unchanged_below_threshold, DelegateTurnOptions,
     DelegateTurnOutcome, SummaryAnswer, TurnAction, TurnOutcomeKind,
 };
 use delegate_context::compaction::SummaryKind;
@@ -297,7 +297,7 @@ fn fast_path_agrees(
         .map(|k| (k, ms[k].facts("m").expect("facts")));
     let brief = ms[0].facts("m").expect("facts");
     let mut reads = 0usize;
-    let quick = quick_unchanged(
+    let quick = unchanged_below_threshold(
         ms.len(),
         &brief,
         last_summary.as_ref().map(|(k, f)| (*k, f)),

@@ -165,9 +165,9 @@ fn note_text(
 /// Clause 4, then clause 5 (see the module docs).
 pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
     let ctx = d.ctx;
-    let a = d.assessment;
+    let assessment = d.assessment;
     let facts = ctx.facts();
-    let limit = a.fit_limit;
+    let limit = assessment.fit_limit;
     let overflow = |tokens: u64| {
         // in the provider's terms when usage calibrated the limit
         let scale = d.budget.hard_limit as f64 / limit.max(1) as f64;
@@ -177,7 +177,7 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
             hard_limit: Some(d.budget.hard_limit),
         }
     };
-    let brief_tokens = ctx.tokens(0..1).saturating_add(a.overhead);
+    let brief_tokens = ctx.tokens(0..1).saturating_add(assessment.overhead);
     if brief_tokens >= limit {
         return Err(overflow(brief_tokens));
     }
@@ -198,7 +198,7 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
             return true;
         }
         fresh_summary
-            && a.plan.as_ref().is_some_and(|p| {
+            && assessment.plan.as_ref().is_some_and(|p| {
                 p.history_range().contains(&i) || (p.prefix_range().contains(&i) && i > 0)
             })
     };
@@ -266,15 +266,15 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
         let dropped = dropped_indices.len();
         let dropped_tokens: u64 = dropped_indices.iter().map(|&i| facts[i].tokens).sum();
         let rewrites_nothing = dropped == 0 && !fresh_summary && (prev.is_none() || with_carried);
-        let whole = ctx.total_tokens().saturating_add(a.overhead);
+        let whole = ctx.total_tokens().saturating_add(assessment.overhead);
         if rewrites_nothing && kept_count == facts.len() - from && whole < limit {
             // nothing would be lost: the context already fits as it is
             return Ok(DelegateTurnOutcome::unchanged(
                 facts.len(),
-                a.tokens,
+                assessment.tokens,
                 whole,
                 d.budget.hard_limit,
-                a.turn,
+                assessment.turn,
             ));
         }
         let mut dropped_ops = FileOps::default();
@@ -310,7 +310,7 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
             carried_from: note.carried_from,
             dropped_messages: dropped,
         };
-        let message = summary_message(note.text, a.tokens, d.now, &marks);
+        let message = summary_message(note.text, assessment.tokens, d.now, &marks);
         let message_tokens = message
             .facts("(degrade note)")
             .map_or(note_tokens, |f| f.tokens);
@@ -327,11 +327,11 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
         return Ok(DelegateTurnOutcome {
             outcome: TurnOutcomeKind::Degraded,
             messages,
-            tokens_before: a.tokens,
+            tokens_before: assessment.tokens,
             tokens_after: after,
             hard_limit: d.budget.hard_limit,
-            turn: a.turn,
-            is_split_turn: a
+            turn: assessment.turn,
+            is_split_turn: assessment
                 .plan
                 .as_ref()
                 .is_some_and(|p| !p.prefix_range().is_empty()),

@@ -205,10 +205,10 @@ impl Turn {
         if self.aborted {
             return Err(Error::Aborted);
         }
-        let a = &self.assessment;
+        let assessment = &self.assessment;
         let degrade_input = |summary: Option<String>, reason, summary_error| DegradeInput {
             ctx,
-            assessment: a,
+            assessment,
             budget: &self.budget,
             model_id: &self.model_id,
             now: self.options.now.unwrap_or(0.0),
@@ -216,21 +216,23 @@ impl Turn {
             reason,
             summary_error,
         };
-        match a.action {
+        match assessment.action {
             TurnAction::Unchanged => Ok(Next::Done(DelegateTurnOutcome::unchanged(
                 ctx.len(),
-                a.tokens,
-                a.tokens,
+                assessment.tokens,
+                assessment.tokens,
                 self.budget.hard_limit,
-                a.turn,
+                assessment.turn,
             ))),
             TurnAction::Degrade => Ok(Next::Done(degrade(degrade_input(
                 None,
-                a.reason.unwrap_or(DegradeReason::NothingToSummarize),
+                assessment
+                    .reason
+                    .unwrap_or(DegradeReason::NothingToSummarize),
                 None,
             ))?)),
             TurnAction::Summarize => {
-                if self.texts.is_empty() && summary_cannot_help(ctx, a) {
+                if self.texts.is_empty() && summary_cannot_help(ctx, assessment) {
                     // the brief and the retained turn alone are over the limit, and even the
                     // degraded context would not fit: fail now, without a summary request
                     degrade(degrade_input(None, DegradeReason::StillOverLimit, None))?;
@@ -242,10 +244,10 @@ impl Turn {
                         Some(why.clone()),
                     ))?));
                 }
-                if let Some(request) = a.requests.get(self.texts.len()) {
+                if let Some(request) = assessment.requests.get(self.texts.len()) {
                     return Ok(Next::Summarize(request));
                 }
-                match compose_compacted(ctx, a, &self.budget, &self.options, &self.texts) {
+                match compose_compacted(ctx, assessment, &self.budget, &self.options, &self.texts) {
                     Ok(outcome) => Ok(Next::Done(outcome)),
                     Err(summary) => Ok(Next::Done(degrade(degrade_input(
                         Some(summary),

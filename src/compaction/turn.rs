@@ -561,7 +561,7 @@ pub fn compose_compacted(
 /// alone). When that figure is below the threshold the answer is [`assess`]'s
 /// `unchanged` preparation, identical field for field; otherwise (`None`) the caller
 /// runs the full assessment.
-pub fn quick_unchanged(
+pub fn unchanged_below_threshold(
     len: usize,
     brief: &MessageFacts,
     last_summary: Option<(usize, &MessageFacts)>,

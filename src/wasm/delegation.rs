@@ -108,7 +108,7 @@ fn chain_rows(
     Ok(rows)
 }
 
-fn present(value: &Option<JsValue>) -> Option<&JsValue> {
+fn given(value: &Option<JsValue>) -> Option<&JsValue> {
     value.as_ref().filter(|v| !v.is_undefined() && !v.is_null())
 }
 
@@ -195,7 +195,7 @@ impl DelegationRegistry {
     ) -> Result<JsValue, JsValue> {
         let input: StartDelegation = from_js(input, "input")?;
         // rows only matter on a resume, and only the chain's
-        let rows = match (present(&rows), input.resume.as_deref()) {
+        let rows = match (given(&rows), input.resume.as_deref()) {
             (Some(rows), Some(resume)) => {
                 Some(chain_rows(rows, "rows", &calls_of(&self.inner, resume))?)
             }
@@ -240,7 +240,7 @@ impl DelegationRegistry {
         #[wasm_bindgen(unchecked_optional_param_type = "UiMessage[]")] rows: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         let request: ResumeRequest = from_js(request, "request")?;
-        let rows = match present(&rows) {
+        let rows = match given(&rows) {
             Some(rows) => {
                 let calls = calls_of(&self.inner, &request.delegation_id);
                 Some(chain_rows(rows, "rows", &calls)?)

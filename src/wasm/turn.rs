@@ -23,7 +23,7 @@ use super::messages::{facts_at, last_index_of_role};
 use crate::budget::ContextBudget;
 use crate::compaction::tally::RunTally;
 use crate::compaction::turn::{
-    quick_unchanged, DelegateTurnOptions, DelegateTurnOutcome, DelegateTurnPreparation,
+    unchanged_below_threshold, DelegateTurnOptions, DelegateTurnOutcome, DelegateTurnPreparation,
     SummaryAnswer, TurnOutcomeKind,
 };
 use crate::compaction::{Next, Reply, Turn};
@@ -307,7 +307,7 @@ pub async fn drive_turn(
 
 /// The below-threshold answer without reading the whole context: newest first, down to
 /// the last fresh provider usage. `None` when the full path is needed.
-fn quick_check(
+fn below_threshold_check(
     array: &HostArray,
     config: &TurnConfig,
 ) -> Result<Option<DelegateTurnPreparation>, Error> {
@@ -322,7 +322,7 @@ fn quick_check(
         Some(k) => Some((k, facts_at(array, k)?)),
         None => None,
     };
-    quick_unchanged(
+    unchanged_below_threshold(
         array.len(),
         &brief,
         summary.as_ref().map(|(k, f)| (*k, f)),
@@ -356,7 +356,7 @@ pub fn prepare_delegate_turn(
     let config = throw(TurnConfig::read(&input, "input"))?;
     let messages = throw(host::prop(&input, "messages", "input"))?;
     let array = throw(HostArray::new(&messages, "messages", "messages"))?;
-    if let Some(p) = throw(quick_check(&array, &config))? {
+    if let Some(p) = throw(below_threshold_check(&array, &config))? {
         return to_js(&p);
     }
     let mut ctx = HostContext::new();
@@ -440,7 +440,7 @@ fn start_run_turn(input: &JsValue) -> Result<RunStart, Error> {
     let array = HostArray::new(&messages, "messages", "messages")?;
     let aborted = dc_aborted(&std::iter::once(driver.signal.clone()).collect());
     if !aborted {
-        if let Some(p) = quick_check(&array, &driver.config)? {
+        if let Some(p) = below_threshold_check(&array, &driver.config)? {
             let out = DelegateTurnOutcome::unchanged(
                 array.len(),
                 p.tokens,
