@@ -20,7 +20,9 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::json_scan::{self, JsonStr, Kind, Span};
-use crate::tokens::ESTIMATED_IMAGE_CHARS;
+
+/// Characters an image counts for (pi's `ESTIMATED_IMAGE_CHARS`, host-contract §2).
+pub const ESTIMATED_IMAGE_CHARS: usize = 4800;
 
 /// Where a value is, written out only when an error names it (`messages[3].content[0]`).
 #[derive(Clone, Copy)]
@@ -468,8 +470,8 @@ fn read_message(
                 let s = summary.decode();
                 t.parts.push(format!(
                     "[User]: {}{s}{}",
-                    crate::compaction::summary::COMPACTION_SUMMARY_PREFIX,
-                    crate::compaction::summary::COMPACTION_SUMMARY_SUFFIX
+                    crate::llm_text::COMPACTION_SUMMARY_PREFIX,
+                    crate::llm_text::COMPACTION_SUMMARY_SUFFIX
                 ));
                 t.summary = Some(s);
             }
@@ -482,9 +484,9 @@ fn read_message(
             if let Some(t) = text.as_deref_mut() {
                 t.parts.push(format!(
                     "[User]: {}{}{}",
-                    crate::compaction::summary::BRANCH_SUMMARY_PREFIX,
+                    crate::llm_text::BRANCH_SUMMARY_PREFIX,
                     summary.decode(),
-                    crate::compaction::summary::BRANCH_SUMMARY_SUFFIX
+                    crate::llm_text::BRANCH_SUMMARY_SUFFIX
                 ));
             }
             summary.utf16_len()
@@ -885,7 +887,7 @@ fn read_content_of(
             reader,
             at,
             if wants_text {
-                crate::compaction::summary::TOOL_RESULT_MAX_CHARS
+                crate::llm_text::TOOL_RESULT_MAX_CHARS
             } else {
                 0
             },
@@ -1127,7 +1129,7 @@ fn read_usage(usage: Span<'_>, path: &str) -> Result<f64> {
         total_tokens: numbers[4],
         extra: Default::default(),
     };
-    Ok(crate::tokens::calculate_context_tokens(&usage))
+    Ok(usage.context_tokens())
 }
 
 /// pi's `extractFileOpsFromMessage` for one call: `read` / `write` / `edit` (names
@@ -1181,7 +1183,7 @@ fn tool_call_text(name: &str, arguments: Span<'_>) -> String {
 
 /// pi's `truncateForSummary`: the first 2,000 characters and a count of the rest.
 fn truncate_for_summary(text: &str, units: usize) -> String {
-    crate::compaction::summary::truncate_for_summary_units(text, units).to_string()
+    crate::llm_text::truncate_for_summary_units(text, units).to_string()
 }
 
 /// pi's `bashExecutionToText`.

@@ -13,6 +13,7 @@
 //! |---|---|---|
 //! | host-contract §1 | messages the host hands us (typed, for the messages we write) | [`message`] |
 //! | host-contract §1–2 | what the decisions need of a host message, read once from its JSON text | [`facts`], [`json_scan`] |
+//! | host-contract §3 | how pi writes a message for a summary request (`convertToLlm` wrappers, tool results cut to 2,000 characters) | [`llm_text`] |
 //! | host-contract §2 | JavaScript string lengths, `JSON.stringify` sizes and numbers | [`js_text`] |
 //! | host-contract §2 | `estimateTokens`, `estimateContextTokens` (the usage anchor, once), the request overhead | [`tokens`] |
 //! | ADR 0299 §1–2 | the budget of the model a delegate runs on | [`budget`] |
@@ -45,6 +46,7 @@ pub mod facts;
 pub mod fallback;
 pub mod js_text;
 pub mod json_scan;
+pub mod llm_text;
 pub mod message;
 pub mod parent;
 pub mod tokens;

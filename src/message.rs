@@ -166,6 +166,22 @@ pub struct Usage {
     pub extra: Extra,
 }
 
+impl Usage {
+    /// pi's `calculateContextTokens(usage)`: `totalTokens || input + output + cacheRead +
+    /// cacheWrite` (host-contract §2; a missing field makes the sum NaN, as in pi).
+    pub fn context_tokens(&self) -> f64 {
+        match self.total_tokens {
+            Some(t) if t != 0.0 && !t.is_nan() => t,
+            _ => {
+                self.input.unwrap_or(f64::NAN)
+                    + self.output.unwrap_or(f64::NAN)
+                    + self.cache_read.unwrap_or(f64::NAN)
+                    + self.cache_write.unwrap_or(f64::NAN)
+            }
+        }
+    }
+}
+
 /// `{role: "user", content, timestamp}`
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]

@@ -1,5 +1,6 @@
 //! Token accounting (host-contract §2), identical to pi-agent-core 0.85.1:
-//! `estimateTokens`, `calculateContextTokens`, `estimateContextTokens`.
+//! `estimateTokens`, `estimateContextTokens` (`calculateContextTokens` is
+//! [`crate::message::Usage::context_tokens`]).
 //!
 //! ADR 0299 clause 3 re-estimates a delegate's context at every turn boundary with these.
 //! Provider usage is what really counts; the chars/4 figure is a conservative guess for
@@ -11,10 +12,7 @@ use serde::Serialize;
 use tsify::Tsify;
 
 use crate::facts::MessageFacts;
-use crate::message::{AgentMessage, Usage};
-
-/// Characters an image counts for (pi's `ESTIMATED_IMAGE_CHARS`).
-pub const ESTIMATED_IMAGE_CHARS: usize = 4800;
+use crate::message::AgentMessage;
 
 /// Token counts above this are treated as this: a host's absurd number (`1e308`) must
 /// not overflow a sum, and no model window comes near it.
@@ -33,19 +31,6 @@ pub fn tokens_from_f64(x: f64) -> u64 {
 /// pi's `estimateTokens(message)`: `ceil(chars / 4)`.
 pub fn estimate_tokens(message: &AgentMessage) -> u64 {
     message.facts("message").map_or(0, |f| f.tokens)
-}
-
-/// pi's `calculateContextTokens(usage)`: `totalTokens || input + output + cacheRead + cacheWrite`.
-pub fn calculate_context_tokens(usage: &Usage) -> f64 {
-    match usage.total_tokens {
-        Some(t) if t != 0.0 && !t.is_nan() => t,
-        _ => {
-            usage.input.unwrap_or(f64::NAN)
-                + usage.output.unwrap_or(f64::NAN)
-                + usage.cache_read.unwrap_or(f64::NAN)
-                + usage.cache_write.unwrap_or(f64::NAN)
-        }
-    }
 }
 
 /// The result of `estimateContextTokens`, field for field pi's.

@@ -5,9 +5,9 @@
 
 use delegate_context::budget::{context_budget, BudgetModel, ContextBudget};
 use delegate_context::compaction::turn::{
-    complete_delegate_turn, prepare_delegate_turn, DelegateTurnOptions, SummaryAnswer, TurnAction,
-    TurnOutcomeKind,
+    DelegateTurnOptions, SummaryAnswer, TurnAction, TurnOutcomeKind,
 };
+use delegate_context::compaction::{complete_delegate_turn, prepare_delegate_turn};
 use delegate_context::message::AgentMessage;
 use delegate_context::tokens::estimate_tokens;
 use delegate_context::Error;

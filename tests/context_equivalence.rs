@@ -10,9 +10,8 @@
 use delegate_context::budget::{context_budget, BudgetModel, ContextBudget};
 use delegate_context::compaction::cut::find_cut_point;
 use delegate_context::compaction::prepare::{prepare_compaction, CompactionSettings};
-use delegate_context::compaction::turn::{
-    complete_delegate_turn, prepare_delegate_turn, DelegateTurnOptions, SummaryAnswer,
-};
+use delegate_context::compaction::turn::{DelegateTurnOptions, SummaryAnswer};
+use delegate_context::compaction::{complete_delegate_turn, prepare_delegate_turn};
 use delegate_context::compaction::{DelegateContext, Item, Next, Reply, Turn};
 use delegate_context::message::AgentMessage;
 use delegate_context::tokens::estimate_context_tokens;

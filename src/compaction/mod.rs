@@ -30,11 +30,10 @@ pub mod turn;
 pub use context::{DelegateContext, Item};
 pub use cut::{find_cut_point, CutPoint};
 pub use prepare::{prepare_compaction, CompactionPreparation, CompactionSettings, FileOps};
-pub use step::{Next, Reply, Turn};
+pub use step::{complete_delegate_turn, complete_turn, prepare_delegate_turn, Next, Reply, Turn};
 pub use summary::{build_summary_request, serialize_conversation, SummaryKind, SummaryRequest};
 pub use tally::{report_for_parent, ParentBoundReport, ReportInput, RunTally};
 pub use turn::{
-    complete_delegate_turn, prepare_delegate_turn, DegradeReason, DelegateTurnOptions,
-    DelegateTurnOutcome, DelegateTurnPreparation, SummaryAnswer, TurnAction, TurnKind,
-    TurnOutcomeKind,
+    DegradeReason, DelegateTurnOptions, DelegateTurnOutcome, DelegateTurnPreparation,
+    SummaryAnswer, TurnAction, TurnKind, TurnOutcomeKind,
 };

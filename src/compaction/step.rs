@@ -23,14 +23,14 @@
 
 use super::context::DelegateContext;
 use super::degrade::{degrade, DegradeInput};
+use super::summary::{SummaryKind, SummaryRequest};
 use super::turn::{
     assess, compose_compacted, Assessment, DegradeReason, DelegateTurnOptions, DelegateTurnOutcome,
-    TurnAction,
+    DelegateTurnPreparation, SummaryAnswer, TurnAction,
 };
 use crate::budget::ContextBudget;
 use crate::error::{Error, Result};
-
-use super::summary::{SummaryKind, SummaryRequest};
+use crate::message::AgentMessage;
 
 /// Everything a host's summarizer can answer.
 #[derive(Clone, Debug, PartialEq)]
@@ -257,5 +257,58 @@ impl Turn {
                 }
             }
         }
+    }
+}
+
+// ---------------------------------------------------------------- one-shot calls
+
+/// The synchronous decision at a delegate turn boundary over typed messages.
+///
+/// Errors: `INVALID_INPUT` when `messages` is empty or does not start with the brief.
+pub fn prepare_delegate_turn(
+    messages: &[AgentMessage],
+    budget: &ContextBudget,
+    options: &DelegateTurnOptions,
+) -> Result<DelegateTurnPreparation> {
+    let ctx = DelegateContext::from_messages(messages)?;
+    Ok(assess(&ctx, budget, options)?.preparation(budget))
+}
+
+/// The second half over typed messages: the final context for the summary text(s) given
+/// (or the failure), through the same [`Turn`] the async drivers use.
+///
+/// Errors: `SUBAGENT_CONTEXT_OVERFLOW` (clause 5) when even the degraded context does not
+/// fit hardLimit; `INVALID_INPUT` as [`prepare_delegate_turn`].
+pub fn complete_delegate_turn(
+    messages: &[AgentMessage],
+    budget: &ContextBudget,
+    model_id: &str,
+    options: &DelegateTurnOptions,
+    answer: &SummaryAnswer,
+) -> Result<DelegateTurnOutcome> {
+    let ctx = DelegateContext::from_messages(messages)?;
+    complete_turn(&ctx, budget, model_id, options, answer)
+}
+
+/// [`complete_delegate_turn`] over a context.
+pub fn complete_turn(
+    ctx: &DelegateContext,
+    budget: &ContextBudget,
+    model_id: &str,
+    options: &DelegateTurnOptions,
+    answer: &SummaryAnswer,
+) -> Result<DelegateTurnOutcome> {
+    let mut turn = Turn::begin(ctx, budget, model_id, options)?;
+    turn.answer_all(
+        answer.history.clone(),
+        answer.turn_prefix.clone(),
+        answer.error.clone(),
+    );
+    match turn.next(ctx)? {
+        Next::Done(out) => Ok(out),
+        // every request was answered (or the answer failed): `next` cannot ask again
+        Next::Summarize(_) => Err(Error::InvalidState {
+            message: "a summary answer is missing".into(),
+        }),
     }
 }

@@ -11,7 +11,8 @@
 //!   recorded usage described the old context) and checked against hardLimit; the
 //!   caller degrades (clause 4, [`super::degrade`]) when it does not fit.
 //!
-//! The order of a boundary lives in [`super::step`].
+//! The order of a boundary, and the one-shot calls over typed messages, live in
+//! [`super::step`].
 //!
 //! Stale usage (field notes, pi #1860): the `compactionSummary` this library writes
 //! carries `details.retainedMessages`, the number of messages after it that were kept
@@ -604,55 +605,4 @@ pub fn unchanged_below_threshold(
         retained_messages: 0,
         reason: None,
     }))
-}
-
-/// The synchronous decision at a delegate turn boundary over typed messages.
-///
-/// Errors: `INVALID_INPUT` when `messages` is empty or does not start with the brief.
-pub fn prepare_delegate_turn(
-    messages: &[AgentMessage],
-    budget: &ContextBudget,
-    options: &DelegateTurnOptions,
-) -> Result<DelegateTurnPreparation> {
-    let ctx = DelegateContext::from_messages(messages)?;
-    Ok(assess(&ctx, budget, options)?.preparation(budget))
-}
-
-/// The second half over typed messages: the final context for the summary text(s) given
-/// (or the failure), through the same [`super::step::Turn`] the async drivers use.
-///
-/// Errors: `SUBAGENT_CONTEXT_OVERFLOW` (clause 5) when even the degraded context does not
-/// fit hardLimit; `INVALID_INPUT` as [`prepare_delegate_turn`].
-pub fn complete_delegate_turn(
-    messages: &[AgentMessage],
-    budget: &ContextBudget,
-    model_id: &str,
-    options: &DelegateTurnOptions,
-    answer: &SummaryAnswer,
-) -> Result<DelegateTurnOutcome> {
-    let ctx = DelegateContext::from_messages(messages)?;
-    complete_turn(&ctx, budget, model_id, options, answer)
-}
-
-/// [`complete_delegate_turn`] over a context.
-pub fn complete_turn(
-    ctx: &DelegateContext,
-    budget: &ContextBudget,
-    model_id: &str,
-    options: &DelegateTurnOptions,
-    answer: &SummaryAnswer,
-) -> Result<DelegateTurnOutcome> {
-    let mut turn = super::step::Turn::begin(ctx, budget, model_id, options)?;
-    turn.answer_all(
-        answer.history.clone(),
-        answer.turn_prefix.clone(),
-        answer.error.clone(),
-    );
-    match turn.next(ctx)? {
-        super::step::Next::Done(out) => Ok(out),
-        // every request was answered (or the answer failed): `next` cannot ask again
-        super::step::Next::Summarize(_) => Err(Error::InvalidState {
-            message: "a summary answer is missing".into(),
-        }),
-    }
 }

@@ -5,57 +5,16 @@
 //! caller's own message objects. The boundary step lives in [`super::turn`], the handle in
 //! [`super::context`].
 
-use js_sys::{Array, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::context::HostContext;
-use super::convert::{from_js, number_arg, throw, to_js, to_js_error};
+use super::convert::{from_js, index_arg, number_arg, settings_from_js, throw, to_js, to_js_error};
 use super::host;
-use crate::compaction::prepare::{self, CompactionPreparation, CompactionSettings};
+use super::host_context::HostContext;
+use crate::compaction::prepare;
 use crate::compaction::summary::serialize_facts;
 use crate::compaction::tally::{report_for_parent as core_report, ReportInput};
 use crate::error::Error;
 use crate::fallback::{overflow_for_provider_error, ProviderError};
-
-/// An integer index in `0..=max`, or `INVALID_INPUT` at `path`.
-pub fn index_arg(x: f64, path: &str, max: usize) -> Result<usize, JsValue> {
-    if !x.is_finite() || x < 0.0 || x.fract() != 0.0 || x > max as f64 {
-        return Err(to_js_error(&Error::invalid(
-            path,
-            format!("expected an integer index in 0..={max}, got {x}"),
-        )));
-    }
-    Ok(x as usize)
-}
-
-/// pi's settings, its defaults where absent.
-pub fn settings_from_js(value: JsValue) -> Result<CompactionSettings, JsValue> {
-    if value.is_undefined() || value.is_null() {
-        Ok(CompactionSettings::default())
-    } else {
-        from_js(value, "settings")
-    }
-}
-
-/// A preparation for JavaScript: its parts are slices of `messages` (the caller's objects).
-pub fn preparation_to_js(p: &CompactionPreparation, messages: &Array) -> Result<JsValue, JsValue> {
-    let js = to_js(p)?;
-    for (key, span) in [
-        ("messagesToSummarize", p.messages_to_summarize),
-        ("turnPrefixMessages", p.turn_prefix_messages),
-        ("retainedTail", p.retained_tail),
-    ] {
-        let slice = messages.slice(span.start as u32, span.end.max(span.start) as u32);
-        Reflect::set(&js, &JsValue::from_str(key), &slice)?;
-    }
-    Ok(js)
-}
-
-fn context_of(messages: &JsValue) -> Result<HostContext, JsValue> {
-    let mut ctx = HostContext::new();
-    throw(ctx.push(messages, "messages"))?;
-    Ok(ctx)
-}
 
 /// pi-agent-core's `findCutPoint(entries, startIndex, endIndex, keepRecentTokens)` over
 /// messages: walking back from `endIndex - 1`, the first valid cut point (never a
@@ -78,7 +37,7 @@ pub fn find_cut_point(
     let start_index = number_arg(start_index, "startIndex")?;
     let end_index = number_arg(end_index, "endIndex")?;
     let keep_recent_tokens = number_arg(keep_recent_tokens, "keepRecentTokens")?;
-    let ctx = context_of(&messages)?;
+    let ctx = throw(HostContext::of(&messages, "messages"))?;
     let end = index_arg(end_index, "endIndex", ctx.len())?;
     let start = index_arg(start_index, "startIndex", end)?;
     to_js(&crate::compaction::cut::find_cut_point(
@@ -106,9 +65,9 @@ pub fn prepare_compaction(
     >,
 ) -> Result<JsValue, JsValue> {
     let settings = settings_from_js(settings.unwrap_or(JsValue::UNDEFINED))?;
-    let ctx = context_of(&messages)?;
+    let ctx = throw(HostContext::of(&messages, "messages"))?;
     match prepare::prepare_compaction(ctx.core(), &settings) {
-        Some(p) => preparation_to_js(&p, &ctx.messages()),
+        Some(p) => ctx.preparation_to_js(&p),
         None => Ok(JsValue::UNDEFINED),
     }
 }
@@ -126,7 +85,7 @@ pub fn compaction_plans(
     >,
 ) -> Result<JsValue, JsValue> {
     let settings = settings_from_js(settings.unwrap_or(JsValue::UNDEFINED))?;
-    let ctx = context_of(&messages)?;
+    let ctx = throw(HostContext::of(&messages, "messages"))?;
     let ends: Vec<f64> = from_js(ends, "ends")?;
     let ends = ends
         .iter()
@@ -142,7 +101,7 @@ pub fn compaction_plans(
 pub fn serialize_conversation(
     #[wasm_bindgen(unchecked_param_type = "AgentMessage[]")] messages: JsValue,
 ) -> Result<String, JsValue> {
-    let ctx = context_of(&messages)?;
+    let ctx = throw(HostContext::of(&messages, "messages"))?;
     Ok(serialize_facts(ctx.core().facts()))
 }
 

@@ -6,159 +6,16 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
-use super::convert::{number_arg, throw, to_js, to_js_error};
-use super::host::HostArray;
-use super::messages::facts_of_range;
+use super::convert::{number_arg, range_arg, settings_from_js, throw, to_js, to_js_error};
+use super::host_context::{HostContext, Synced};
 use super::turn::{drive_turn, TurnConfig, TurnDriver};
-use crate::compaction::context::{DelegateContext as CoreContext, Item};
 use crate::compaction::prepare::{self, CompactionSettings};
 use crate::compaction::summary::serialize_facts;
-use crate::compaction::turn::{DelegateTurnOutcome, SummaryAnswer};
+use crate::compaction::turn::SummaryAnswer;
 use crate::compaction::Turn;
 use crate::error::Error;
-
-/// A delegate's context: the core's facts plus the host's message objects, in order.
-pub struct HostContext {
-    core: CoreContext,
-    /// The host's message objects (this array is ours: never handed out, so nobody else
-    /// pushes into it).
-    refs: Array,
-}
-
-/// What [`HostContext::sync`] did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Synced {
-    /// The array was the known one with messages appended: only those were read.
-    Appended(usize),
-    /// The array was replaced: it was read whole.
-    Reloaded,
-}
-
-impl Default for HostContext {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl HostContext {
-    pub fn new() -> Self {
-        HostContext {
-            core: CoreContext::new(),
-            refs: Array::new(),
-        }
-    }
-
-    pub fn core(&self) -> &CoreContext {
-        &self.core
-    }
-
-    pub fn len(&self) -> usize {
-        self.core.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.core.is_empty()
-    }
-
-    /// Append `array[from..]`: read first, so an error leaves the context unchanged.
-    fn append_from(&mut self, array: &HostArray, from: usize) -> Result<usize, Error> {
-        let facts = facts_of_range(array, from, array.len())?;
-        let mut values = Vec::with_capacity(facts.len());
-        for i in from..array.len() {
-            values.push(array.get(i)?);
-        }
-        for (f, v) in facts.into_iter().zip(values) {
-            self.core.push(f);
-            self.refs.push(&v);
-        }
-        Ok(array.len() - from)
-    }
-
-    /// Append every message of `value` (an array).
-    pub fn push(&mut self, value: &JsValue, path: &str) -> Result<usize, Error> {
-        let array = HostArray::new(value, path, "messages")?;
-        self.append_from(&array, 0)
-    }
-
-    /// Bring the context in line with `value`: when it holds the known messages (the same
-    /// first and last objects) followed by new ones, read only the new ones; otherwise read
-    /// it whole. (A message replaced in the middle of a known array is not noticed: call
-    /// `load`.)
-    pub fn sync(&mut self, value: &JsValue, path: &str) -> Result<Synced, Error> {
-        let array = HostArray::new(value, path, "messages")?;
-        let seen = self.len();
-        let known = seen == 0
-            || (array.len() >= seen
-                && Object::is(&array.get(0)?, &self.refs.get(0))
-                && Object::is(&array.get(seen - 1)?, &self.refs.get(seen as u32 - 1)));
-        if known {
-            let added = self.append_from(&array, seen)?;
-            return Ok(Synced::Appended(added));
-        }
-        let mut fresh = HostContext::new();
-        fresh.append_from(&array, 0)?;
-        *self = fresh;
-        Ok(Synced::Reloaded)
-    }
-
-    /// The messages, the host's own objects (a new array).
-    pub fn messages(&self) -> Array {
-        self.refs.slice(0, self.refs.length())
-    }
-
-    /// `items` as a new array: kept messages are the host's objects, new ones `new_values`.
-    fn items_array(&self, items: &[Item], new_values: &Array) -> Array {
-        let out = Array::new_with_length(items.len() as u32);
-        let mut next_new = 0;
-        for (k, item) in items.iter().enumerate() {
-            let v = match item {
-                Item::Kept(i) => self.refs.get(*i as u32),
-                Item::New(_) => {
-                    next_new += 1;
-                    new_values.get(next_new - 1)
-                }
-            };
-            out.set(k as u32, v);
-        }
-        out
-    }
-
-    /// The outcome for JavaScript, its `messages` the host's own objects plus the new ones,
-    /// and the context rewritten to it.
-    pub fn apply(&mut self, out: &DelegateTurnOutcome) -> Result<JsValue, JsValue> {
-        let js = to_js(out)?;
-        let encoded: Array = Reflect::get(&js, &JsValue::from_str("messages"))?.unchecked_into();
-        // the serialized new messages, in order (kept ones were serialized as their index)
-        let new_values: Array = encoded.iter().filter(|v| v.as_f64().is_none()).collect();
-        let messages = self.items_array(&out.messages, &new_values);
-        Reflect::set(&js, &JsValue::from_str("messages"), &messages)?;
-        if out.messages.iter().any(|m| matches!(m, Item::New(_)))
-            || out.messages.len() != self.len()
-        {
-            let new_facts = throw(out.new_facts())?;
-            self.core.rewrite(&out.messages, new_facts);
-            self.refs = messages.slice(0, messages.length());
-        }
-        Ok(js)
-    }
-}
-
-/// Where a range argument is missing, the whole context.
-fn range_arg(
-    value: Option<JsValue>,
-    path: &str,
-    default: usize,
-    max: usize,
-) -> Result<usize, JsValue> {
-    match value.filter(|v| !v.is_undefined() && !v.is_null()) {
-        None => Ok(default),
-        Some(v) => super::compaction::index_arg(number_arg(v, path)?, path, max),
-    }
-}
 
 /// One delegate's context, kept in wasm memory between turns (ADR 0299 clauses 3–5).
 ///
@@ -305,9 +162,9 @@ impl DelegateContextHandle {
     ) -> Result<JsValue, JsValue> {
         let ctx = self.inner.borrow();
         let settings: CompactionSettings =
-            super::compaction::settings_from_js(settings.unwrap_or(JsValue::UNDEFINED))?;
+            settings_from_js(settings.unwrap_or(JsValue::UNDEFINED))?;
         match prepare::prepare_compaction(ctx.core(), &settings) {
-            Some(p) => super::compaction::preparation_to_js(&p, &ctx.refs),
+            Some(p) => ctx.preparation_to_js(&p),
             None => Ok(JsValue::UNDEFINED),
         }
     }
@@ -358,7 +215,7 @@ impl DelegateContextHandle {
         let answer: SummaryAnswer = super::turn::answer_of(&config)?;
         let config = throw(TurnConfig::decode(&config, "config"))?;
         let mut ctx = self.inner.borrow_mut();
-        let out = throw(crate::compaction::turn::complete_turn(
+        let out = throw(crate::compaction::step::complete_turn(
             ctx.core(),
             &config.budget,
             &config.model_id,

@@ -7,6 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
+use crate::compaction::prepare::CompactionSettings;
 use crate::error::{Error, Field};
 
 /// A TypeScript custom section, also kept as a Rust constant (for tests).
@@ -235,6 +236,39 @@ pub fn number_arg(value: JsValue, path: &str) -> Result<f64, JsValue> {
     value
         .as_f64()
         .ok_or_else(|| to_js_error(&Error::invalid(path, "expected a number")))
+}
+
+/// An integer index in `0..=max`, or `INVALID_INPUT` at `path`.
+pub fn index_arg(x: f64, path: &str, max: usize) -> Result<usize, JsValue> {
+    if !x.is_finite() || x < 0.0 || x.fract() != 0.0 || x > max as f64 {
+        return Err(to_js_error(&Error::invalid(
+            path,
+            format!("expected an integer index in 0..={max}, got {x}"),
+        )));
+    }
+    Ok(x as usize)
+}
+
+/// Where a range argument is missing, the whole context.
+pub fn range_arg(
+    value: Option<JsValue>,
+    path: &str,
+    default: usize,
+    max: usize,
+) -> Result<usize, JsValue> {
+    match value.filter(|v| !v.is_undefined() && !v.is_null()) {
+        None => Ok(default),
+        Some(v) => index_arg(number_arg(v, path)?, path, max),
+    }
+}
+
+/// pi's settings, its defaults where absent.
+pub fn settings_from_js(value: JsValue) -> Result<CompactionSettings, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        Ok(CompactionSettings::default())
+    } else {
+        from_js(value, "settings")
+    }
 }
 
 #[cfg(test)]

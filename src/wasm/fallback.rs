@@ -6,9 +6,9 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::compaction::provider_error;
-use super::context::HostContext;
 use super::convert::{from_js, throw, to_js};
 use super::host::{self, HostArray};
+use super::host_context::HostContext;
 use crate::fallback::{self, FallbackCandidate, ToolEntry};
 use crate::tokens::tokens_from_f64;
 
@@ -27,8 +27,7 @@ pub fn select_fallback_model(
     #[wasm_bindgen(unchecked_param_type = "FallbackInput")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
     let messages = throw(host::prop(&input, "messages", "input"))?;
-    let mut context = HostContext::new();
-    throw(context.push(&messages, "messages"))?;
+    let context = throw(HostContext::of(&messages, "messages"))?;
     let candidates: Vec<FallbackCandidate> = from_js(
         throw(host::prop(&input, "candidates", "input"))?,
         "candidates",

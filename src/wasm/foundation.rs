@@ -35,7 +35,7 @@ pub fn calculate_context_tokens(
     #[wasm_bindgen(unchecked_param_type = "Usage")] usage: JsValue,
 ) -> Result<f64, JsValue> {
     let u: crate::message::Usage = from_js(usage, "usage")?;
-    Ok(tokens::calculate_context_tokens(&u))
+    Ok(u.context_tokens())
 }
 
 /// pi-agent-core's `estimateContextTokens(messages)`: the last trusted provider usage

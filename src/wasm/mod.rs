@@ -10,5 +10,6 @@ pub mod delegation;
 pub mod fallback;
 pub mod foundation;
 pub mod host;
+pub mod host_context;
 pub mod messages;
 pub mod turn;

@@ -16,9 +16,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use super::context::HostContext;
 use super::convert::{from_js, throw, to_js, to_js_error};
 use super::host::{self, HostArray};
+use super::host_context::HostContext;
 use super::messages::{facts_at, last_index_of_role};
 use crate::budget::ContextBudget;
 use crate::compaction::tally::RunTally;
@@ -359,8 +359,7 @@ pub fn prepare_delegate_turn(
     if let Some(p) = throw(below_threshold_check(&array, &config))? {
         return to_js(&p);
     }
-    let mut ctx = HostContext::new();
-    throw(ctx.push(&messages, "messages"))?;
+    let ctx = throw(HostContext::of(&messages, "messages"))?;
     let turn = throw(Turn::begin(
         ctx.core(),
         &config.budget,
@@ -384,9 +383,8 @@ pub fn complete_delegate_turn(
     let config = throw(TurnConfig::read(&input, "input"))?;
     let answer = answer_of(&input)?;
     let messages = throw(host::prop(&input, "messages", "input"))?;
-    let mut ctx = HostContext::new();
-    throw(ctx.push(&messages, "messages"))?;
-    let out = throw(crate::compaction::turn::complete_turn(
+    let mut ctx = throw(HostContext::of(&messages, "messages"))?;
+    let out = throw(crate::compaction::step::complete_turn(
         ctx.core(),
         &config.budget,
         &config.model_id,
@@ -454,8 +452,7 @@ fn start_run_turn(input: &JsValue) -> Result<RunStart, Error> {
             return Ok(RunStart::Decided(js));
         }
     }
-    let mut ctx = HostContext::new();
-    ctx.push(&messages, "messages")?;
+    let ctx = HostContext::of(&messages, "messages")?;
     Ok(RunStart::Drive(Rc::new(RefCell::new(ctx)), driver))
 }
 

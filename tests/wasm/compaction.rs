@@ -1,24 +1,13 @@
-//! Boundary tests of the compaction exports (ADR 0299 clauses 3–6, 8), run in Node
-//! (`wasm-pack test --node`) and headless Chromium (`wasm-pack test --headless --chrome`):
-//! shapes that reach JS, the overflow error's fields, the async step with a JS callback,
-//! the hook as a JS function, and an instance that survives bad input.
-#![cfg(target_arch = "wasm32")]
-
-use delegate_context::wasm::convert::to_js;
+//! Boundary tests of the compaction exports (ADR 0299 clauses 3–6, 8): shapes that reach
+//! JS, the overflow error's fields, the async step with a JS callback, the hook as a JS
+//! function, and an instance that survives bad input.
+use super::{get, js};
 use delegate_context::wasm::{fallback as fb, turn as ex};
 use js_sys::{Function, Promise, Reflect};
 use serde_json::{json, Value};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
-
-fn js(v: Value) -> JsValue {
-    to_js(&v).unwrap()
-}
-
-fn get(o: &JsValue, k: &str) -> JsValue {
-    Reflect::get(o, &JsValue::from_str(k)).unwrap()
-}
 
 fn budget() -> Value {
     // contextBudget({contextWindow: 8192, maxTokens: 1024})

@@ -1,21 +1,10 @@
-//! Boundary tests of the foundation exports, run in Node (`wasm-pack test --node`) and
-//! headless Chromium (`wasm-pack test --headless --chrome`): shapes that reach JS,
-//! errors as `Error` objects with `code` and `path`, and an instance that survives them.
-#![cfg(target_arch = "wasm32")]
-
-use delegate_context::wasm::convert::to_js;
+//! Boundary tests of the foundation exports: shapes that reach JS, errors as `Error`
+//! objects with `code` and `path`, and an instance that survives them.
+use super::{get, js};
 use js_sys::{Array, Object, Reflect};
 use serde_json::json;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
-
-fn js(v: serde_json::Value) -> JsValue {
-    to_js(&v).unwrap()
-}
-
-fn get(o: &JsValue, k: &str) -> JsValue {
-    Reflect::get(o, &JsValue::from_str(k)).unwrap()
-}
 
 #[wasm_bindgen_test]
 fn budget_reaches_js_as_a_plain_object() {

@@ -1,10 +1,7 @@
-//! Boundary tests of the delegation exports (ADR 0279, ADR 0299 clause 7), run in Node
-//! (`wasm-pack test --node`) and headless Chromium (`wasm-pack test --headless --chrome`):
-//! the registry handle's shapes, clause-4 errors as `Error` objects with `code`, bad input
-//! that leaves the handle working, and the pure functions' results as plain objects.
-#![cfg(target_arch = "wasm32")]
-
-use delegate_context::wasm::convert::to_js;
+//! Boundary tests of the delegation exports (ADR 0279, ADR 0299 clause 7): the registry
+//! handle's shapes, clause-4 errors as `Error` objects with `code`, bad input that leaves
+//! the handle working, and the pure functions' results as plain objects.
+use super::{get, js};
 use delegate_context::wasm::delegation::{
     count_chain_reads, resume_parameter_schema, seed_delegate_messages, select_chain_rows,
     DelegationRegistry,
@@ -13,14 +10,6 @@ use js_sys::{Array, Reflect};
 use serde_json::json;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
-
-fn js(v: serde_json::Value) -> JsValue {
-    to_js(&v).unwrap()
-}
-
-fn get(o: &JsValue, k: &str) -> JsValue {
-    Reflect::get(o, &JsValue::from_str(k)).unwrap()
-}
 
 fn s(o: &JsValue, k: &str) -> Option<String> {
     get(o, k).as_string()
