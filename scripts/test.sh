@@ -15,6 +15,7 @@ step() { printf '\n=== %s (%ss)\n' "$*" "$(( $(date +%s) - start ))"; }
 
 step "native: cargo test"
 cargo test --quiet
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet   # every doc link resolves
 
 # The boundary tests are one test binary (tests/wasm/): built once per runner, the
 # runner started once (the native-only test files are not built for wasm at all).

@@ -1,6 +1,6 @@
 //! ADR 0279 clause 13: the transcript renders a chain as one continuous conversation.
 //!
-//! [`conversation_of`] gives the host one card's content: every run of the chain in
+//! `conversation_of` gives the host one card's content: every run of the chain in
 //! order, each a turn pair (its task, then the rows its delegate wrote), with no special
 //! "resumed" marking. Rows are selected like [`select_chain_rows`] (duplicates
 //! collapsed, later copy wins). The registry's `chain_conversation` finds the chain.

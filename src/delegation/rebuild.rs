@@ -1,7 +1,7 @@
 //! ADR 0279 clause 12: the registry rebuilt from the persisted transcript alone
 //! (host-contract §8, "Rebuild on startup").
 //!
-//! [`plan`] reads the transcript into its chains and the events that made them, in
+//! `plan` reads the transcript into its chains and the events that made them, in
 //! transcript order; the registry replays those events through the same transitions a
 //! live registry makes (start, settle, drop), so the per-agent bound of clause 7 keeps
 //! and evicts exactly what it did live, and a rebuilt registry equals the live one.
