@@ -14,7 +14,6 @@ use super::turn::{drive_turn, TurnConfig, TurnDriver};
 use crate::compaction::prepare::{self, CompactionSettings};
 use crate::compaction::summary::serialize_facts;
 use crate::compaction::turn::SummaryAnswer;
-use crate::compaction::Turn;
 use crate::error::Error;
 
 /// One delegate's context, kept in wasm memory between turns (ADR 0299 clauses 3–5).
@@ -191,14 +190,7 @@ impl DelegateContextHandle {
         #[wasm_bindgen(unchecked_param_type = "TurnConfig")] config: JsValue,
     ) -> Result<JsValue, JsValue> {
         let config = throw(TurnConfig::decode(&config, "config"))?;
-        let ctx = self.inner.borrow();
-        let turn = throw(Turn::begin(
-            ctx.core(),
-            &config.budget,
-            &config.model_id,
-            &config.options,
-        ))?;
-        to_js(&turn.assessment().preparation(&config.budget))
+        config.prepare(&self.inner.borrow())
     }
 
     /// The second half (as `completeDelegateTurn`) with the summary texts you obtained;
@@ -214,15 +206,7 @@ impl DelegateContextHandle {
         self.check_idle()?;
         let answer: SummaryAnswer = super::turn::answer_of(&config)?;
         let config = throw(TurnConfig::decode(&config, "config"))?;
-        let mut ctx = self.inner.borrow_mut();
-        let out = throw(crate::compaction::step::complete_turn(
-            ctx.core(),
-            &config.budget,
-            &config.model_id,
-            &config.options,
-            &answer,
-        ))?;
-        ctx.apply(&out)
+        config.complete(&mut self.inner.borrow_mut(), &answer)
     }
 
     /// The whole boundary step (as `runDelegateTurn`): decide, await `summarize` for each

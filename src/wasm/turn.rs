@@ -26,7 +26,7 @@ use crate::compaction::turn::{
     unchanged_below_threshold, DelegateTurnOptions, DelegateTurnOutcome, DelegateTurnPreparation,
     SummaryAnswer, TurnOutcomeKind,
 };
-use crate::compaction::{Next, Reply, Turn};
+use crate::compaction::{complete_turn, Next, Reply, Turn};
 use crate::error::Error;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -104,6 +104,38 @@ impl TurnConfig {
             model_id,
             options,
         })
+    }
+
+    /// Begin a boundary over `ctx` with this configuration.
+    pub fn begin(&self, ctx: &HostContext) -> Result<Turn, JsValue> {
+        throw(Turn::begin(
+            ctx.core(),
+            &self.budget,
+            &self.model_id,
+            &self.options,
+        ))
+    }
+
+    /// The boundary decision over `ctx` (`prepareDelegateTurn`, `DelegateContext.prepareTurn`).
+    pub fn prepare(&self, ctx: &HostContext) -> Result<JsValue, JsValue> {
+        to_js(&self.begin(ctx)?.assessment().preparation(&self.budget))
+    }
+
+    /// The second half over `ctx` with `answer` (`completeDelegateTurn`,
+    /// `DelegateContext.completeTurn`): the outcome, and `ctx` rewritten to it.
+    pub fn complete(
+        &self,
+        ctx: &mut HostContext,
+        answer: &SummaryAnswer,
+    ) -> Result<JsValue, JsValue> {
+        let out = throw(complete_turn(
+            ctx.core(),
+            &self.budget,
+            &self.model_id,
+            &self.options,
+            answer,
+        ))?;
+        ctx.apply(&out)
     }
 }
 
@@ -283,15 +315,7 @@ pub async fn drive_turn(
         return Err(to_js_error(&Error::Aborted));
     }
     let config = &driver.config;
-    let mut turn = {
-        let ctx = context.borrow();
-        throw(Turn::begin(
-            ctx.core(),
-            &config.budget,
-            &config.model_id,
-            &config.options,
-        ))?
-    };
+    let mut turn = config.begin(&context.borrow())?;
     loop {
         let request = {
             let ctx = context.borrow();
@@ -359,14 +383,7 @@ pub fn prepare_delegate_turn(
     if let Some(p) = throw(below_threshold_check(&array, &config))? {
         return to_js(&p);
     }
-    let ctx = throw(HostContext::of(&messages, "messages"))?;
-    let turn = throw(Turn::begin(
-        ctx.core(),
-        &config.budget,
-        &config.model_id,
-        &config.options,
-    ))?;
-    to_js(&turn.assessment().preparation(&config.budget))
+    config.prepare(&throw(HostContext::of(&messages, "messages"))?)
 }
 
 /// The second half of a boundary step: the next context for the summary text(s) in
@@ -383,15 +400,7 @@ pub fn complete_delegate_turn(
     let config = throw(TurnConfig::read(&input, "input"))?;
     let answer = answer_of(&input)?;
     let messages = throw(host::prop(&input, "messages", "input"))?;
-    let mut ctx = throw(HostContext::of(&messages, "messages"))?;
-    let out = throw(crate::compaction::step::complete_turn(
-        ctx.core(),
-        &config.budget,
-        &config.model_id,
-        &config.options,
-        &answer,
-    ))?;
-    ctx.apply(&out)
+    config.complete(&mut throw(HostContext::of(&messages, "messages"))?, &answer)
 }
 
 /// The whole boundary step, asynchronously: decide, call `summarize(request, signal)`
