@@ -20,16 +20,11 @@ cp -r pkg-template/. pkg/
 for dts in pkg/node/delegate_context.d.ts pkg/web/delegate_context.d.ts; do
   { echo '/// <reference lib="esnext.disposable" />'; cat "$dts"; } > "$dts.tmp" && mv "$dts.tmp" "$dts"
 done
-# The nodejs target require()s the inline_js snippets, but they keep ES module syntax
-# (wasm-bindgen issue #1525): only a Node with require(esm) (20.19+, 22.12+) loads them,
-# not Node 18 or the Node of older Electron releases. Rewrite them to CommonJS.
-find pkg/node/snippets -name '*.js' -exec node -e '
-const fs = require("fs");
-for (const f of process.argv.slice(1)) {
-  const names = [];
-  let s = fs.readFileSync(f, "utf8").replace(/^export (function|const|let|class) ([A-Za-z_$][\w$]*)/gm, (_, kind, name) => (names.push(name), `${kind} ${name}`));
-  if (/^\s*(import|export)\b/m.test(s)) throw new Error(`${f}: ES module syntax the CommonJS rewrite does not handle`);
-  fs.writeFileSync(f, `${s}\n${names.map((n) => `module.exports.${n} = ${n};`).join("\n")}\n`);
-}' {} +
+# pkg/node loads on Node 18 and older Electron too: its snippets rewritten to CommonJS
+# (wasm-bindgen issue #1525; the script says why).
+node scripts/cjs-snippets.mjs pkg/node
 node -e 'const p=require("./pkg/package.json");p.version=require("child_process").execSync("cargo pkgid").toString().trim().split(/[@#]/).pop();require("fs").writeFileSync("pkg/package.json",JSON.stringify(p,null,2)+"\n")'
-echo "built pkg/ ($(du -b pkg/node/delegate_context_bg.wasm | cut -f1) bytes of wasm)"
+node -e '
+const b = require("fs").readFileSync("pkg/web/delegate_context_bg.wasm");
+const gz = require("zlib").gzipSync(b, { level: 9 }).length;
+console.log(`built pkg/: wasm ${b.length.toLocaleString("en-US")} bytes raw, ${gz.toLocaleString("en-US")} bytes gzip -9`);'
