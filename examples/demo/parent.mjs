@@ -59,14 +59,14 @@ export function createTaskTool(dc, host, timeline, results) {
 
       let seed;
       if (run.resumedFrom) {
-        // ADR 0299 §7: the chain's history, truncated so that the first request fits.
-        // seedDelegateMessages takes no request overhead: it gets hardLimit minus it.
+        // ADR 0299 §7: the chain's history, truncated so that the first request (messages,
+        // system prompt and tools) fits.
         const overhead = delegateOverhead(dc, run.agent);
         seed = dc.seedDelegateMessages({
           brief: run.brief, rows: transcript.rows, chain: { toolCallIds: run.toolCallIds, agent: run.agent },
-          binding: { provider: PROVIDER, model: model.id, api: API }, hardLimit: budget.hardLimit - overhead,
+          binding: { provider: PROVIDER, model: model.id, api: API }, hardLimit: budget.hardLimit, overheadTokens: overhead,
         });
-        const total = seed.tokens + overhead;
+        const total = seed.tokens + seed.overheadTokens;
         timeline.line(tag,
           `seed: ${seed.messages.length} messages, ${fmt(seed.tokens)} tokens + ${fmt(overhead)} request overhead = ${fmt(total)} ${total < budget.hardLimit ? "<" : "≥"} hardLimit ${fmt(budget.hardLimit)}; ` +
           `truncation dropped ${seed.dropped.toolCallIds.length} tool calls with their results and ${seed.dropped.messages} whole messages (${fmt(seed.dropped.tokens)} tokens), kept the brief and the newest turns`,
