@@ -258,7 +258,15 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
             }
         }
         kept.reverse();
-        let is_kept = |i: usize| kept.iter().any(|u| u.range.contains(&i));
+        let mut kept_mask = vec![false; facts.len()];
+        for u in &kept {
+            for i in u.range.clone() {
+                if let Some(slot) = kept_mask.get_mut(i) {
+                    *slot = true;
+                }
+            }
+        }
+        let is_kept = |i: usize| kept_mask.get(i).copied().unwrap_or(false);
         let kept_count: usize = kept.iter().map(|u| u.range.len()).sum();
         let dropped_indices: Vec<usize> = (1..facts.len())
             .filter(|&i| !is_kept(i) && !covered(i, with_carried))

@@ -8,10 +8,12 @@
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
+use std::collections::{HashMap, HashSet};
+
 use super::chain::Chain;
+#[cfg(doc)]
 use super::history::select_chain_rows;
-use super::types::ChainSelector;
-use crate::transcript::UiMessage;
+use crate::transcript::{dedupe_rows, normalize_agent_name, UiMessage};
 
 /// One run of a chain: the task, then the reply.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
@@ -45,8 +47,22 @@ pub struct ChainConversation {
     pub turns: Vec<ChainTurn>,
 }
 
-/// Clause 13 for `chain`, from the session's `rows`.
+/// Clause 13 for `chain`, from the session's `rows`: one pass over the rows, whatever
+/// the number of runs (each run's rows are what [`select_chain_rows`] selects for its
+/// call alone).
 pub(crate) fn conversation_of(chain: &Chain, rows: &[UiMessage]) -> ChainConversation {
+    let calls: HashSet<&str> = chain.runs.iter().map(|r| r.tool_call_id.as_str()).collect();
+    let mut task_rows: HashMap<&str, &UiMessage> = HashMap::new();
+    let mut written: HashMap<&str, Vec<&UiMessage>> = HashMap::new();
+    for row in rows {
+        if row.is_task_row() && calls.contains(row.task_call_id()) {
+            task_rows.insert(row.task_call_id(), row); // the last copy wins
+        }
+        if let Some(call) = row.head().parent_call().filter(|c| calls.contains(c)) {
+            written.entry(call).or_default().push(row);
+        }
+    }
+    let agent = normalize_agent_name(&chain.agent);
     let turns = chain
         .runs
         .iter()
@@ -56,18 +72,19 @@ pub(crate) fn conversation_of(chain: &Chain, rows: &[UiMessage]) -> ChainConvers
             task: run.task.clone(),
             description: run.description.clone(),
             status: run.status.as_text().map(str::to_string),
-            task_row: rows
-                .iter()
-                .rev()
-                .find(|row| row.is_task_row() && row.task_call_id() == run.tool_call_id)
-                .cloned(),
-            rows: select_chain_rows(
-                rows,
-                &ChainSelector {
-                    tool_call_ids: vec![run.tool_call_id.clone()],
-                    agent: chain.agent.clone(),
-                },
-            ),
+            task_row: task_rows
+                .get(run.tool_call_id.as_str())
+                .map(|r| (*r).clone()),
+            rows: written
+                .get(run.tool_call_id.as_str())
+                .map(|during| {
+                    dedupe_rows(during.iter().copied())
+                        .into_iter()
+                        .filter(|row| row.head().is_written_by(&agent))
+                        .cloned()
+                        .collect()
+                })
+                .unwrap_or_default(),
         })
         .collect();
     ChainConversation {

@@ -3,12 +3,14 @@
 //! answers from running state. The host's own message objects are kept by reference and
 //! handed back as they are: a rewritten context reuses them, never copies.
 
-use std::cell::RefCell;
+use std::cell::{Ref, RefCell, RefMut};
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{number_arg, range_arg, settings_from_js, throw, to_js, to_js_error};
+use super::convert::{
+    number_arg, range_arg, settings_from_js, state_mut_of, state_of, throw, to_js, to_js_error,
+};
 use super::host_context::{HostContext, Synced};
 use super::turn::{drive_turn, TurnConfig, TurnDriver};
 use crate::compaction::prepare::{self, CompactionSettings};
@@ -40,6 +42,14 @@ pub struct DelegateContextHandle {
 }
 
 impl DelegateContextHandle {
+    fn state(&self) -> Result<Ref<'_, HostContext>, JsValue> {
+        state_of(&self.inner, "DelegateContext")
+    }
+
+    fn state_mut(&self) -> Result<RefMut<'_, HostContext>, JsValue> {
+        state_mut_of(&self.inner, "DelegateContext")
+    }
+
     fn check_idle(&self) -> Result<(), JsValue> {
         if self.busy.get() {
             return Err(to_js_error(&Error::InvalidState {
@@ -79,7 +89,7 @@ impl DelegateContextHandle {
         #[wasm_bindgen(unchecked_param_type = "AgentMessage[]")] messages: JsValue,
     ) -> Result<u32, JsValue> {
         self.check_idle()?;
-        let mut ctx = self.inner.borrow_mut();
+        let mut ctx = self.state_mut()?;
         throw(ctx.push(&messages, "messages"))?;
         Ok(ctx.len() as u32)
     }
@@ -95,7 +105,7 @@ impl DelegateContextHandle {
         #[wasm_bindgen(unchecked_param_type = "AgentMessage[]")] messages: JsValue,
     ) -> Result<JsValue, JsValue> {
         self.check_idle()?;
-        let synced = throw(self.inner.borrow_mut().sync(&messages, "messages"))?;
+        let synced = throw(self.state_mut()?.sync(&messages, "messages"))?;
         Ok(JsValue::from_str(match synced {
             Synced::Appended(_) => "appended",
             Synced::Reloaded => "reloaded",
@@ -104,20 +114,20 @@ impl DelegateContextHandle {
 
     /// Number of messages held.
     #[wasm_bindgen(getter)]
-    pub fn length(&self) -> u32 {
-        self.inner.borrow().len() as u32
+    pub fn length(&self) -> Result<u32, JsValue> {
+        Ok(self.state()?.len() as u32)
     }
 
     /// The messages held, your own objects, in order (a new array).
     #[wasm_bindgen(unchecked_return_type = "AgentMessage[]")]
-    pub fn messages(&self) -> JsValue {
-        self.inner.borrow().messages().into()
+    pub fn messages(&self) -> Result<JsValue, JsValue> {
+        Ok(self.state()?.messages().into())
     }
 
     /// pi-agent-core's `estimateContextTokens` of the context.
     #[wasm_bindgen(js_name = estimateContextTokens, unchecked_return_type = "ContextTokenEstimate")]
     pub fn estimate_context_tokens(&self) -> Result<JsValue, JsValue> {
-        let ctx = self.inner.borrow();
+        let ctx = self.state()?;
         to_js(&ctx.core().estimate(ctx.len(), 0))
     }
 
@@ -136,7 +146,7 @@ impl DelegateContextHandle {
         #[wasm_bindgen(js_name = "endIndex", unchecked_optional_param_type = "number")]
         end_index: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
-        let ctx = self.inner.borrow();
+        let ctx = self.state()?;
         let keep = number_arg(keep_recent_tokens, "keepRecentTokens")?;
         let end = range_arg(end_index, "endIndex", ctx.len(), ctx.len())?;
         let start = range_arg(start_index, "startIndex", 0, end)?;
@@ -159,7 +169,7 @@ impl DelegateContextHandle {
         #[wasm_bindgen(unchecked_optional_param_type = "Partial<CompactionSettings>")]
         settings: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
-        let ctx = self.inner.borrow();
+        let ctx = self.state()?;
         let settings: CompactionSettings =
             settings_from_js(settings.unwrap_or(JsValue::UNDEFINED))?;
         match prepare::prepare_compaction(ctx.core(), &settings) {
@@ -177,7 +187,7 @@ impl DelegateContextHandle {
         #[wasm_bindgen(js_name = "endIndex", unchecked_optional_param_type = "number")]
         end_index: Option<JsValue>,
     ) -> Result<String, JsValue> {
-        let ctx = self.inner.borrow();
+        let ctx = self.state()?;
         let end = range_arg(end_index, "endIndex", ctx.len(), ctx.len())?;
         let start = range_arg(start_index, "startIndex", 0, end)?;
         Ok(serialize_facts(&ctx.core().facts()[start..end]))
@@ -190,7 +200,7 @@ impl DelegateContextHandle {
         #[wasm_bindgen(unchecked_param_type = "TurnConfig")] config: JsValue,
     ) -> Result<JsValue, JsValue> {
         let config = throw(TurnConfig::decode(&config, "config"))?;
-        config.prepare(&self.inner.borrow())
+        config.prepare(&*self.state()?)
     }
 
     /// The second half (as `completeDelegateTurn`) with the summary texts you obtained;
@@ -206,7 +216,7 @@ impl DelegateContextHandle {
         self.check_idle()?;
         let answer: SummaryAnswer = super::turn::answer_of(&config)?;
         let config = throw(TurnConfig::decode(&config, "config"))?;
-        config.complete(&mut self.inner.borrow_mut(), &answer)
+        config.complete(&mut *self.state_mut()?, &answer)
     }
 
     /// The whole boundary step (as `runDelegateTurn`): decide, await `summarize` for each
@@ -231,7 +241,7 @@ impl DelegateContextHandle {
             let result = drive_turn(&inner, &driver, &[]).await;
             busy.set(false);
             let out = result?;
-            inner.borrow_mut().apply(&out)
+            state_mut_of(&inner, "DelegateContext")?.apply(&out)
         })
     }
 }

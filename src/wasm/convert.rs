@@ -2,6 +2,8 @@
 //! export, input decoding that names the path of a bad value, and core errors turned
 //! into JavaScript `Error` objects with a stable `code`.
 
+use std::cell::{Ref, RefCell, RefMut};
+
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
@@ -269,6 +271,26 @@ pub fn settings_from_js(value: JsValue) -> Result<CompactionSettings, JsValue> {
     } else {
         from_js(value, "settings")
     }
+}
+
+/// The state behind a handle (`what` names it), or `INVALID_STATE` while one of its own
+/// calls is still running: a getter, `toJSON` or callback that calls the handle again.
+/// (A plain `borrow` would panic there, and a panic kills the instance.)
+pub fn state_of<'a, T>(cell: &'a RefCell<T>, what: &str) -> Result<Ref<'a, T>, JsValue> {
+    cell.try_borrow().map_err(|_| busy(what))
+}
+
+/// [`state_of`] for a change.
+pub fn state_mut_of<'a, T>(cell: &'a RefCell<T>, what: &str) -> Result<RefMut<'a, T>, JsValue> {
+    cell.try_borrow_mut().map_err(|_| busy(what))
+}
+
+fn busy(what: &str) -> JsValue {
+    to_js_error(&Error::InvalidState {
+        message: format!(
+            "the {what} was called from inside one of its own calls (a getter, toJSON or callback)"
+        ),
+    })
 }
 
 #[cfg(test)]

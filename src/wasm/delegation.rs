@@ -2,11 +2,14 @@
 //! `DelegationRegistry` class (the core [`Registry`], kept in wasm memory behind a
 //! handle) and the pure functions. Each export decodes, calls the core, encodes.
 
+use std::cell::{Ref, RefCell, RefMut};
 use std::collections::HashSet;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{from_js, js_to_value, string_arg, throw, to_js, to_js_error};
+use super::convert::{
+    from_js, js_to_value, state_mut_of, state_of, string_arg, throw, to_js, to_js_error,
+};
 use super::host::{describe_thrown, is_array, is_object, prop, HostArray};
 use crate::delegation::{
     self as core, BindingCandidates, ChainSelector, Registry, ResumeRequest, SeedInput,
@@ -149,7 +152,19 @@ fn calls_of(registry: &Registry, delegation_id: &str) -> HashSet<String> {
 /// ```
 #[wasm_bindgen(js_name = DelegationRegistry)]
 pub struct DelegationRegistry {
-    inner: Registry,
+    /// Behind a `RefCell`, so that a getter of an input that calls the registry again
+    /// gets `INVALID_STATE` (methods take `&self`: wasm-bindgen's own borrow never fails).
+    inner: RefCell<Registry>,
+}
+
+impl DelegationRegistry {
+    fn state(&self) -> Result<Ref<'_, Registry>, JsValue> {
+        state_of(&self.inner, "DelegationRegistry")
+    }
+
+    fn state_mut(&self) -> Result<RefMut<'_, Registry>, JsValue> {
+        state_mut_of(&self.inner, "DelegationRegistry")
+    }
 }
 
 #[wasm_bindgen(js_class = DelegationRegistry)]
@@ -159,7 +174,7 @@ impl DelegationRegistry {
     #[allow(clippy::new_without_default)]
     pub fn new() -> DelegationRegistry {
         DelegationRegistry {
-            inner: Registry::new(),
+            inner: RefCell::new(Registry::new()),
         }
     }
 
@@ -173,11 +188,11 @@ impl DelegationRegistry {
     ) -> Result<DelegationRegistry, JsValue> {
         let (rows, positions) = rows_where(&rows, "rows", RowFilter::DelegateOrTaskRows)?;
         Ok(DelegationRegistry {
-            inner: Registry::from_transcript_rows(
+            inner: RefCell::new(Registry::from_transcript_rows(
                 &rows,
                 Some(&positions),
                 Box::new(core::random_uuid_v4),
-            ),
+            )),
         })
     }
 
@@ -189,19 +204,22 @@ impl DelegationRegistry {
     /// @throws DelegateContextError with a clause-4 `code`, `INVALID_INPUT` or `INVALID_STATE`
     #[wasm_bindgen(unchecked_return_type = "StartedDelegation")]
     pub fn start(
-        &mut self,
+        &self,
         #[wasm_bindgen(unchecked_param_type = "StartDelegation")] input: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "UiMessage[]")] rows: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         let input: StartDelegation = from_js(input, "input")?;
         // rows only matter on a resume, and only the chain's
         let rows = match (given(&rows), input.resume.as_deref()) {
-            (Some(rows), Some(resume)) => {
-                Some(chain_rows(rows, "rows", &calls_of(&self.inner, resume))?)
-            }
+            (Some(rows), Some(resume)) => Some(chain_rows(
+                rows,
+                "rows",
+                &calls_of(&*self.state()?, resume),
+            )?),
             _ => None,
         };
-        to_js(&throw(self.inner.start(&input, rows.as_deref()))?)
+        let started = throw(self.state_mut()?.start(&input, rows.as_deref()))?;
+        to_js(&started)
     }
 
     /// Settle the chain's running run with its status and reads, then apply the
@@ -212,16 +230,17 @@ impl DelegationRegistry {
     /// @throws DelegateContextError `INVALID_STATE` for an id that is not running
     #[wasm_bindgen(unchecked_return_type = "SettledDelegation")]
     pub fn settle(
-        &mut self,
+        &self,
         #[wasm_bindgen(unchecked_param_type = "SettleDelegation")] input: JsValue,
     ) -> Result<JsValue, JsValue> {
         let (rest, rows) = split_rows(&input)?;
         let mut input: SettleDelegation = from_js(rest, "input")?;
         if !rows.is_undefined() && !rows.is_null() {
-            let calls = calls_of(&self.inner, &input.delegation_id);
+            let calls = calls_of(&*self.state()?, &input.delegation_id);
             input.rows = Some(chain_rows(&rows, "input.rows", &calls)?);
         }
-        to_js(&throw(self.inner.settle(&input))?)
+        let settled = throw(self.state_mut()?.settle(&input))?;
+        to_js(&settled)
     }
 
     /// Clause 4: check a resume without starting it, in this order: `UNKNOWN_DELEGATION`,
@@ -235,21 +254,20 @@ impl DelegationRegistry {
     /// @throws DelegateContextError with one of the codes above
     #[wasm_bindgen(js_name = validateResume, unchecked_return_type = "ResumeTarget")]
     pub fn validate_resume(
-        &mut self,
+        &self,
         #[wasm_bindgen(unchecked_param_type = "ResumeRequest")] request: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "UiMessage[]")] rows: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         let request: ResumeRequest = from_js(request, "request")?;
         let rows = match given(&rows) {
             Some(rows) => {
-                let calls = calls_of(&self.inner, &request.delegation_id);
+                let calls = calls_of(&*self.state()?, &request.delegation_id);
                 Some(chain_rows(rows, "rows", &calls)?)
             }
             None => None,
         };
-        to_js(&throw(
-            self.inner.validate_resume(&request, rows.as_deref()),
-        )?)
+        let target = throw(self.state_mut()?.validate_resume(&request, rows.as_deref()))?;
+        to_js(&target)
     }
 
     /// The chain any delegationId belongs to (middle ids too), or `undefined`.
@@ -260,7 +278,7 @@ impl DelegationRegistry {
         delegation_id: JsValue,
     ) -> Result<JsValue, JsValue> {
         let delegation_id = string_arg(delegation_id, "delegationId")?;
-        match self.inner.resolve(&delegation_id) {
+        match self.state()?.resolve(&delegation_id) {
             Some(info) => to_js(&info),
             None => Ok(JsValue::UNDEFINED),
         }
@@ -269,14 +287,14 @@ impl DelegationRegistry {
     /// Clause 9: the resumable chains, newest activity first.
     #[wasm_bindgen(js_name = resumableList, unchecked_return_type = "ResumableChain[]")]
     pub fn resumable_list(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.inner.resumable_list())
+        to_js(&self.state()?.resumable_list())
     }
 
     /// Clause 9: the block to append to the parent's system prompt (host-contract §8
     /// format); `""` when no chain is resumable.
     #[wasm_bindgen(js_name = resumablePrompt)]
-    pub fn resumable_prompt(&self) -> String {
-        self.inner.resumable_prompt()
+    pub fn resumable_prompt(&self) -> Result<String, JsValue> {
+        Ok(self.state()?.resumable_prompt())
     }
 
     /// Clause 13: the chain of `delegationId` as one conversation (task → reply → ...).
@@ -291,20 +309,21 @@ impl DelegationRegistry {
     ) -> Result<JsValue, JsValue> {
         let delegation_id = string_arg(delegation_id, "delegationId")?;
         let delegation_id = delegation_id.as_str();
-        let rows = chain_rows(&rows, "rows", &calls_of(&self.inner, delegation_id))?;
-        to_js(&throw(self.inner.chain_conversation(&rows, delegation_id))?)
+        let rows = chain_rows(&rows, "rows", &calls_of(&*self.state()?, delegation_id))?;
+        let conversation = throw(self.state()?.chain_conversation(&rows, delegation_id))?;
+        to_js(&conversation)
     }
 
     /// Task rows the rebuild (`fromTranscript`) skipped, and why.
     #[wasm_bindgen(js_name = rebuildSkips, unchecked_return_type = "RebuildSkip[]")]
     pub fn rebuild_skips(&self) -> Result<JsValue, JsValue> {
-        to_js(self.inner.rebuild_skips())
+        to_js(self.state()?.rebuild_skips())
     }
 
     /// Number of chains held (listed or not).
     #[wasm_bindgen(getter, js_name = chainCount)]
-    pub fn chain_count(&self) -> u32 {
-        self.inner.chain_count() as u32
+    pub fn chain_count(&self) -> Result<u32, JsValue> {
+        Ok(self.state()?.chain_count() as u32)
     }
 }
 
@@ -347,7 +366,8 @@ pub fn seed_delegate_messages(
     #[wasm_bindgen(unchecked_param_type = "SeedInput")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
     let (rest, rows) = split_rows(&input)?;
-    if is_object(&rest) {
+    if is_object(&rest) && !is_array(&rest) {
+        // `rest` is our copy (an array is the caller's own, and no valid input):
         // `rows` is decoded below, row by row
         js_sys::Reflect::set(&rest, &JsValue::from_str("rows"), &js_sys::Array::new())?;
     }

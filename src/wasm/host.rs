@@ -10,7 +10,6 @@
 //! length 2^32 − 1 is refused at once instead of being walked).
 
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::error::Error;
 
@@ -23,6 +22,16 @@ export function dc_length(a) { return a.length; }
 export function dc_get(a, i) { return a[i]; }
 export function dc_prop(o, k) { return o[k]; }
 export function dc_is_object(v) { return v !== null && (typeof v === "object" || typeof v === "function"); }
+export function dc_describe_thrown(e) {
+  try {
+    if (typeof e === "string") return e;
+    if (e instanceof Error) return String(e.message);
+    const text = JSON.stringify(e);
+    return text === undefined ? String(e) : text;
+  } catch (x) {
+    return "an unreadable value was thrown";
+  }
+}
 "#)]
 extern "C" {
     #[wasm_bindgen(catch)]
@@ -35,20 +44,18 @@ extern "C" {
     fn dc_prop(o: &JsValue, k: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch)]
     fn dc_is_object(v: &JsValue) -> Result<bool, JsValue>;
+    #[wasm_bindgen(catch)]
+    fn dc_describe_thrown(e: &JsValue) -> Result<String, JsValue>;
 }
 
-/// The message of a thrown JS value, for an error text.
+/// The message of a thrown JS value, for an error text. Reading it cannot throw (an
+/// `Error` whose `message` is a throwing getter, a revoked `Proxy`, a `Symbol`).
 pub fn describe_thrown(e: &JsValue) -> String {
-    if let Some(err) = e.dyn_ref::<js_sys::Error>() {
-        return String::from(err.message());
-    }
-    if let Some(s) = e.as_string() {
-        return s;
-    }
-    "a non-Error value was thrown".into()
+    dc_describe_thrown(e).unwrap_or_else(|_| "an unreadable value was thrown".into())
 }
 
-fn threw(path: &str, e: &JsValue) -> Error {
+/// `INVALID_INPUT` at `path` for the exception `e` that reading it threw.
+pub fn threw(path: &str, e: &JsValue) -> Error {
     Error::invalid(path, format!("reading it threw: {}", describe_thrown(e)))
 }
 

@@ -16,7 +16,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use super::convert::{from_js, throw, to_js, to_js_error};
+use super::convert::{from_js, state_mut_of, state_of, throw, to_js, to_js_error};
 use super::host::{self, HostArray};
 use super::host_context::HostContext;
 use super::messages::{facts_at, last_index_of_role};
@@ -188,6 +188,18 @@ fn function_arg(v: JsValue, path: &str) -> Result<Function, Error> {
 }
 
 #[wasm_bindgen(inline_js = r#"
+// {...context, messages}, or the exception a getter of `context` threw.
+export function dc_with_messages(context, messages) {
+  return { ...context, messages };
+}
+// Tell a listener; what it throws or rejects with is dropped (it must not break the loop,
+// and a rejection nobody handles would end a Node process).
+export function dc_notify(listener, value) {
+  try {
+    const p = listener(value);
+    if (p !== null && typeof p === "object" && typeof p.then === "function") p.then(undefined, () => {});
+  } catch (e) { }
+}
 export function dc_aborted(signals) {
   for (const s of signals) { try { if (s && s.aborted === true) return true; } catch (e) { } }
   return false;
@@ -243,15 +255,11 @@ export function dc_reply(v) {
     return { kind: "rejected", message: "reading the summary threw: " + (e && e.message || String(e)) };
   }
 }
-export function dc_describe(e) {
-  try {
-    if (e instanceof Error) return e.message;
-    if (typeof e === "string") return e;
-    return JSON.stringify(e) ?? String(e);
-  } catch (x) { return "unknown error"; }
-}
 "#)]
 extern "C" {
+    #[wasm_bindgen(catch)]
+    fn dc_with_messages(context: &JsValue, messages: &Array) -> Result<JsValue, JsValue>;
+    fn dc_notify(listener: &Function, value: &JsValue);
     fn dc_aborted(signals: &Array) -> bool;
     fn dc_any_signal(signals: &Array) -> JsValue;
     fn dc_summarize(
@@ -261,7 +269,6 @@ extern "C" {
         signals: &Array,
     ) -> Promise;
     fn dc_reply(v: &JsValue) -> JsValue;
-    fn dc_describe(e: &JsValue) -> String;
 }
 
 fn str_field(v: &JsValue, key: &str) -> Option<String> {
@@ -283,7 +290,7 @@ async fn ask(summarize: &Function, request: &JsValue, signals: &Array) -> Reply 
     }
     if let Ok(error) = Reflect::get(&settled, &JsValue::from_str("error")) {
         if Reflect::has(&settled, &JsValue::from_str("error")).unwrap_or(false) {
-            return Reply::Rejected(dc_describe(&error));
+            return Reply::Rejected(host::describe_thrown(&error));
         }
     }
     let value = Reflect::get(&settled, &JsValue::from_str("value")).unwrap_or(JsValue::UNDEFINED);
@@ -315,10 +322,10 @@ pub async fn drive_turn(
         return Err(to_js_error(&Error::Aborted));
     }
     let config = &driver.config;
-    let mut turn = config.begin(&context.borrow())?;
+    let mut turn = config.begin(&*state_of(context, "delegate context")?)?;
     loop {
         let request = {
-            let ctx = context.borrow();
+            let ctx = state_of(context, "delegate context")?;
             match throw(turn.next(ctx.core()))? {
                 Next::Done(out) => return Ok(out),
                 Next::Summarize(request) => to_js(request)?,
@@ -428,7 +435,7 @@ pub fn run_delegate_turn(
             RunStart::Drive(context, driver) => (context, driver),
         };
         let out = drive_turn(&context, &driver, &[]).await?;
-        let js = context.borrow_mut().apply(&out)?;
+        let js = state_mut_of(&context, "delegate context")?.apply(&out)?;
         Ok(js)
     })
 }
@@ -556,7 +563,7 @@ async fn hook_step(
     loop_signal: JsValue,
 ) -> Result<JsValue, JsValue> {
     let (context, config, holder) = {
-        let mut s = state.borrow_mut();
+        let mut s = state_mut_of(&state, "hook")?;
         if s.busy {
             return Err(to_js_error(&Error::InvalidState {
                 message: "the hook was called again before its previous call settled".into(),
@@ -575,11 +582,7 @@ async fn hook_step(
             config.options.overhead_tokens = Some(throw(context_overhead(&mut s, &context))?);
         }
         config.options.now = Some(js_sys::Date::now());
-        throw(
-            s.context
-                .borrow_mut()
-                .sync(&messages, "ctx.context.messages"),
-        )?;
+        throw(state_mut_of(&s.context, "hook")?.sync(&messages, "ctx.context.messages"))?;
         s.busy = true;
         (context, config, s.context.clone())
     };
@@ -589,32 +592,31 @@ async fn hook_step(
         signal: driver.signal.clone(),
     };
     let result = drive_turn(&holder, &step, &[loop_signal]).await;
-    state.borrow_mut().busy = false;
+    state_mut_of(&state, "hook")?.busy = false;
     let out = result?;
     let report = {
-        let mut s = state.borrow_mut();
+        let mut s = state_mut_of(&state, "hook")?;
         s.run.record(&out);
         DelegateTurnReport::new(&out, &s.run)
     };
     let next = if out.outcome == TurnOutcomeKind::Unchanged {
         JsValue::UNDEFINED
     } else {
-        let encoded = holder.borrow_mut().apply(&out)?;
+        let encoded = state_mut_of(&holder, "hook")?.apply(&out)?;
         let messages = Reflect::get(&encoded, &JsValue::from_str("messages"))?;
         // the Agent pushes its next messages into the array it is given: give it a copy,
         // so the context's own array stays the known prefix
         let messages: Array = messages.unchecked_into();
         let given = messages.slice(0, messages.length());
-        let next: Object = Object::assign(&Object::new(), context.unchecked_ref());
-        Reflect::set(&next, &JsValue::from_str("messages"), &given)?;
+        let next = dc_with_messages(&context, &given)
+            .map_err(|e| to_js_error(&host::threw("ctx.context", &e)))?;
         let result = Object::new();
         Reflect::set(&result, &JsValue::from_str("context"), &next)?;
         result.into()
     };
     if let Some(f) = on_outcome {
-        // a throwing listener must not break the delegate's loop
         if let Ok(r) = to_js(&report) {
-            let _ = f.call1(&JsValue::UNDEFINED, &r);
+            dc_notify(&f, &r);
         }
     }
     Ok(next)

@@ -89,8 +89,7 @@ function copy(v) {
  * The hostile values. `kind` "value" sets the field, "delete" removes it, "getter"
  * defines a getter that throws `make()`. `equivalent`: the call must answer exactly as
  * with the valid value (a transparent Proxy, a deep-frozen copy, a class instance with
- * the same fields). `bug`: a known bug class; such cases run only in the known-bug
- * reproductions (tests marked todo), never in the main sweep.
+ * the same fields).
  */
 export function hostileValues(shared) {
   const H = [];
@@ -148,8 +147,8 @@ export function hostileValues(shared) {
   getter("getter that throws an Error", () => new Error("getter boom"), core);
   getter("getter that throws a Symbol", () => Symbol("boom"));
   getter("getter that throws a revoked Proxy", () => revoked());
-  // known bug class (see the todo tests): reading the message of what a getter threw throws again
-  getter("getter that throws an Error whose message getter throws", () => errorWithThrowingMessage(), { bug: "message-getter" });
+  // reading the message of what a getter threw throws again
+  getter("getter that throws an Error whose message getter throws", () => errorWithThrowingMessage());
   return H;
 }
 
@@ -585,7 +584,7 @@ function place(args, path, h) {
 
 /**
  * The combinatorial sweep: entry × base × field × hostile value. `filter(caseInfo)` picks
- * cases (e.g. known-bug classes in or out). Returns {cases, failures, ms, byOutcome}.
+ * cases. Returns {cases, failures, ms, byOutcome}.
  */
 export async function runSweep(dc, { filter = () => true, onlyEntries, coreOnly = false, log = () => {}, maxFailures = 200 } = {}) {
   const t0 = performance.now();
@@ -657,13 +656,6 @@ export async function runSweep(dc, { filter = () => true, onlyEntries, coreOnly 
 /** The case running now (for reports of uncaught exceptions). */
 export const current = { label: "" };
 
-/** The known bug classes, by case: they run only in the todo reproductions. */
-export const isKnownBug = (info) =>
-  !!info.hostile.bug ||
-  // an async onOutcome that rejects: an unhandled rejection (reproduction onOutcomeRejection)
-  (info.path.at(-1) === "onOutcome" && /rejects/.test(info.hostile.name)) ||
-  // seedDelegateMessages(array) writes `rows` onto the array (reproduction seedMutatesArray)
-  (info.entry === "seedDelegateMessages" && info.path.length === 1 && /array/.test(info.hostile.name));
 
 // ---------------------------------------------------------------- the large cases
 

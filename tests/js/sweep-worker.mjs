@@ -7,7 +7,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { runSweep, runLarge, isKnownBug, current } from "./sweep-cases.mjs";
+import { runSweep, runLarge, current } from "./sweep-cases.mjs";
 import * as repro from "./sweep-repro.mjs";
 
 const { root, build, task, name, coreOnly, large } = workerData;
@@ -35,7 +35,7 @@ async function load() {
 const dc = await load();
 let result;
 if (task === "sweep") {
-  const sweep = await runSweep(dc, { filter: (i) => !isKnownBug(i), coreOnly });
+  const sweep = await runSweep(dc, { coreOnly });
   const big = large ? await runLarge(dc, { light: false }) : { cases: 0, failures: [], times: [] };
   result = { sweep: { ...sweep, failures: sweep.failures.slice(0, 50) }, large: big };
 } else {

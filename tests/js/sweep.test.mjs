@@ -6,13 +6,13 @@
 // 100,000 chains, cyclic and self resume links) on the main thread and in the worker.
 // Every case answers, or throws / rejects a DelegateContextError with a code (and a path
 // for INVALID_INPUT), settles within its time box, leaves its input unchanged, and
-// leaves the module and its handle working. Bugs found are reproduced below as todo
-// tests (sweep-repro.mjs), so the suite stays green until they are fixed.
+// leaves the module and its handle working. The bugs it found are reproduced below
+// (sweep-repro.mjs) and each runs as a regression test (each failed before its fix).
 import test from "node:test";
 import assert from "node:assert/strict";
 import { Worker } from "node:worker_threads";
 import { dc, root } from "./helpers.mjs";
-import { runSweep, runLarge, isKnownBug } from "./sweep-cases.mjs";
+import { runSweep, runLarge } from "./sweep-cases.mjs";
 
 const workerUrl = new URL("./sweep-worker.mjs", import.meta.url);
 
@@ -49,7 +49,7 @@ const nodeWorker = inWorker({ task: "sweep", build: "node", large: true });
 const webWorker = inWorker({ task: "sweep", build: "web", coreOnly: true });
 
 test("sweep: every entry point × field × hostile value, main thread (pkg/node)", async () => {
-  const r = await runSweep(dc, { filter: (i) => !isKnownBug(i) });
+  const r = await runSweep(dc);
   console.log(`# sweep: ${fmt(r.cases)} cases on the main thread in ${(r.ms / 1000).toFixed(1)} s, ${r.failures.length} failures; outcomes ${JSON.stringify(r.byOutcome)}`);
   assert.equal(r.failures.length, 0, `failures:\n${report(r.failures)}`);
 });
@@ -77,7 +77,7 @@ test("sweep: the web build (init with the wasm bytes) in a worker with a 1 MB st
   assert.equal(sweep.failures.length, 0, `failures:\n${report(sweep.failures)}`);
 });
 
-// ------------------------------------------------------------------ bugs found (todo until fixed)
+// ------------------------------------------------------------------ bugs the sweep found, fixed
 
 const BUGS = [
   ["messageGetterRawError", "a getter that throws an Error whose `message` getter throws: the second exception escapes raw (no name, no code) through the non-catch `message` import"],
@@ -94,10 +94,9 @@ const BUGS = [
 ];
 
 for (const [name, what, deadlineMs] of BUGS) {
-  test(`bug: ${what}`, { todo: `reproduction ${name} in tests/js/sweep-repro.mjs` }, async () => {
+  test(`found by the sweep, fixed: ${what} (reproduction ${name})`, async () => {
     const { result, uncaught } = await inWorker({ task: "repro", name, build: "node" }, { deadlineMs });
     const details = [...result.details, ...uncaught];
-    console.log(`# ${name}: ${result.ok && uncaught.length === 0 ? "fixed" : "still there"}\n#   ${details.join("\n#   ")}`);
     assert.deepEqual(uncaught, [], details.join("\n"));
     assert.ok(result.ok, details.join("\n"));
   });

@@ -1,9 +1,9 @@
 //! Boundary tests of the foundation exports: shapes that reach JS, errors as `Error`
 //! objects with `code` and `path`, and an instance that survives them.
 use super::{get, js};
-use js_sys::{Array, Object, Reflect};
+use js_sys::{Array, Object};
 use serde_json::json;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
 #[wasm_bindgen_test]

@@ -1,0 +1,29 @@
+// Two changes to wasm-bindgen's generated glue (pkg/node and pkg/web), so that a handle
+// used after free() answers as every other error does:
+// - free() a second time does nothing (what `using` plus an explicit free() does);
+// - the errors wasm-bindgen's runtime raises itself (a method of a freed object: "null
+//   pointer passed to rust"; a handle freed while one of its own calls runs) are
+//   `DelegateContextError`s with code `INVALID_STATE`, not bare `Error`s. They are raised
+//   before any of our code runs, so nothing is left half done.
+// Fails when the generated text is not what it expects (a wasm-bindgen upgrade), rather
+// than shipping unpatched glue.
+//
+//   node scripts/patch-glue.mjs pkg/node/delegate_context.js pkg/web/delegate_context.js
+import { readFileSync, writeFileSync } from "node:fs";
+
+const FREED = "this object was freed (by free() or the end of its `using` block): create a new one";
+for (const file of process.argv.slice(2)) {
+  let text = readFileSync(file, "utf8");
+  const frees = [...text.matchAll(/free\(\) \{\n(\s*)const ptr = this\.__destroy_into_raw\(\);\n/g)].length;
+  if (frees !== 2) throw new Error(`${file}: expected 2 free() methods, found ${frees}`);
+  text = text.replaceAll(/free\(\) \{\n(\s*)const ptr = this\.__destroy_into_raw\(\);\n/g,
+    (all, indent) => `${all}${indent}if (ptr === 0) return; // freed already\n`);
+  const throws = /(__wbg___wbindgen_throw_[0-9a-f]+: function\(arg0, arg1\) \{\n\s*)throw new Error\(getStringFromWasm0\(arg0, arg1\)\);/;
+  if (!throws.test(text)) throw new Error(`${file}: wasm-bindgen's throw import not found`);
+  text = text.replace(throws, (_, head) => `${head}const message = getStringFromWasm0(arg0, arg1);
+            const error = new Error(message === "null pointer passed to rust" ? ${JSON.stringify(FREED)} : message);
+            error.name = "DelegateContextError";
+            error.code = "INVALID_STATE";
+            throw error;`);
+  writeFileSync(file, text);
+}
