@@ -50,6 +50,7 @@ struct Input {
 pub fn check(data: &[u8]) {
     let mut u = Unstructured::new(data);
     if let Ok(input) = Input::arbitrary(&mut u) {
+        super::debug(&input);
         check_model(&BudgetModel {
             context_window: input.window.0,
             max_tokens: input.max_tokens.0,
@@ -161,7 +162,7 @@ fn check_model(m: &BudgetModel) {
         assert!(retained <= hard.max(1), "retainedUserBudget <= hardLimit");
         assert!(out <= window, "maxOutputTokens <= window");
         if window >= 2 {
-            assert!(headroom <= window - 1 && headroom >= 1);
+            assert!(headroom < window && headroom >= 1);
             assert!(
                 headroom >= out.min(window - 1),
                 "the output budget fits the headroom"

@@ -172,9 +172,10 @@ impl JVal {
                 }
                 JVal::obj(entries)
             }
-            8 => {
-                // deep nesting: arrays and objects, far beyond serde_json's recursion limit
-                let levels = u.int_in_range(1..=3000u16)?;
+            8 if depth > 0 => {
+                // nesting beyond serde_json's recursion limit (128); deeper nesting is
+                // written as text (message_facts' `deep` field), not built as values
+                let levels = u.int_in_range(1..=200u16)?;
                 let leaf = JVal::gen(u, 0)?;
                 let mut v = leaf;
                 for k in 0..levels {

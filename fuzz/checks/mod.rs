@@ -14,6 +14,14 @@ pub mod registry_ops;
 pub mod transcript_rows;
 pub mod turn_boundary;
 
+/// With `FUZZ_DEBUG` set, the checks print the input they decoded (and, for messages, the
+/// JSON text) before checking it: `FUZZ_DEBUG=1 cargo +nightly fuzz run TARGET crash-...`.
+pub fn debug(what: &dyn std::fmt::Debug) {
+    if std::env::var_os("FUZZ_DEBUG").is_some() {
+        eprintln!("{what:#?}");
+    }
+}
+
 /// Bugs the fuzzers found that are not fixed yet (fuzz/README.md, "Known bugs"). While an
 /// id is listed, the checks accept the library's current behaviour for the inputs that
 /// meet it (and check everything else); the input that found it is in the committed
@@ -31,8 +39,11 @@ pub fn known(id: &str) -> bool {
     KNOWN_BUGS.contains(&id)
 }
 
+/// A target's check.
+pub type Check = fn(&[u8]);
+
 /// Every target: its name (= its corpus directory) and its check.
-pub const TARGETS: [(&str, fn(&[u8])); 5] = [
+pub const TARGETS: [(&str, Check); 5] = [
     ("message_facts", message_facts::check),
     ("transcript_rows", transcript_rows::check),
     ("budget", budget::check),

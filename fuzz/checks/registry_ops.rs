@@ -36,6 +36,7 @@ use super::js::JsStr;
 pub fn check(data: &[u8]) {
     let mut u = Unstructured::new(data);
     if let Ok(case) = Case::arbitrary(&mut u) {
+        super::debug(&case);
         run(&case);
     }
 }
@@ -201,12 +202,15 @@ fn id_source(counter: Rc<Cell<u64>>, mode: Ids) -> IdSource {
     })
 }
 
+type Resolved = (Vec<String>, Option<String>, String);
+
 /// What an operation must not change when it fails.
 #[derive(Debug, PartialEq)]
 struct Snapshot {
     list: Vec<ResumableChain>,
     chains: usize,
-    resolved: Vec<Option<(Vec<String>, Option<String>, String)>>,
+    /// Every issued id's chain: its ids, status, latest id.
+    resolved: Vec<Option<Resolved>>,
 }
 
 fn assert_coded(e: &Error, allowed: &[&str], what: &str) {

@@ -44,6 +44,7 @@ pub fn check(data: &[u8]) {
                 chain: Some((vec![0, 1], 0)),
                 thinking_signature: false,
             };
+            super::debug(&v);
             if let Ok(rows) = rows_from_value(v, "rows") {
                 check_rows(&rows, &seed);
             }
@@ -51,6 +52,7 @@ pub fn check(data: &[u8]) {
         Some((_, rest)) => {
             let mut u = Unstructured::new(rest);
             if let Ok(case) = Case::arbitrary(&mut u) {
+                super::debug(&case);
                 let v = case.to_value();
                 let rows = rows_from_value(v.clone(), "rows")
                     .unwrap_or_else(|e| panic!("generated rows refused: {e}\n{v}"));
