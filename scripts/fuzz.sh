@@ -5,6 +5,7 @@
 #   scripts/fuzz.sh TARGET [SECONDS] [libFuzzer flags...]   run one target (default 60 s)
 #   scripts/fuzz.sh all [SECONDS]                           run every target, one after another
 #   scripts/fuzz.sh cmin TARGET                             minimize TARGET's corpus in place
+#                                                           (one input per new edge)
 #   scripts/fuzz.sh list                                    the targets
 #
 # Runs are niced and capped (-rss_limit_mb=4096). The library has no unsafe code, so runs
@@ -36,7 +37,7 @@ run_target() {
 
 case "${1:-}" in
     "" | -h | --help)
-        sed -n '2,13p' "$0"
+        sed -n '2,14p' "$0"
         exit 0
         ;;
     list)
@@ -51,7 +52,7 @@ case "${1:-}" in
     cmin)
         ensure_tools
         target=${2:?usage: scripts/fuzz.sh cmin TARGET}
-        (cd fuzz && nice -n 19 cargo +nightly fuzz cmin -O -s "${FUZZ_SANITIZER:-none}" "$target" -- -rss_limit_mb=4096 -timeout=60)
+        (cd fuzz && nice -n 19 cargo +nightly fuzz cmin -O -s "${FUZZ_SANITIZER:-none}" "$target" -- -rss_limit_mb=4096 -timeout=60 -use_counters=0)
         ;;
     *)
         target=$1
