@@ -51,12 +51,20 @@ pub struct ContextBudget {
 }
 
 /// JavaScript `x || default`, then `Math.round` (half up), for a count.
+///
+/// Not `floor(v + 0.5)`: in [2^52, 2^53) `v + 0.5` is not representable and rounds an
+/// odd integer up by one (found by the `budget` fuzz target).
 fn js_round_or(x: Option<f64>, default: f64) -> f64 {
     let v = match x {
         Some(v) if v != 0.0 && !v.is_nan() => v,
         _ => default,
     };
-    (v + 0.5).floor()
+    let f = v.floor();
+    if v - f >= 0.5 {
+        f + 1.0
+    } else {
+        f
+    }
 }
 
 /// Reject numbers JavaScript could not have meant: negative or non-finite sizes.
@@ -145,6 +153,28 @@ mod tests {
             );
             assert_eq!(got.context_window, got.hard_limit + got.request_headroom);
         }
+    }
+
+    /// `Math.round` itself, not `floor(x + 0.5)` (the `budget` fuzz target's
+    /// `crash-js-round-2p52`): 2^52 + 1 stays 2^52 + 1, halves go up, negatives too.
+    #[test]
+    fn rounds_like_math_round() {
+        let two52 = 4_503_599_627_370_496.0;
+        for (x, want) in [
+            (two52 + 1.0, two52 + 1.0),
+            (two52 + 3.0, two52 + 3.0),
+            (2.5, 3.0),
+            (2.4999999999999996, 2.0),
+            (0.49999999999999994, 0.0),
+            (-2.5, -2.0),
+            (-2.6, -3.0),
+        ] {
+            assert_eq!(js_round_or(Some(x), 1.0), want, "Math.round({x})");
+        }
+        assert_eq!(
+            b(Some(two52 + 1.0), None).context_window,
+            4_503_599_627_370_497
+        );
     }
 
     #[test]

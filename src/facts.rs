@@ -661,34 +661,61 @@ impl<'a> Checked<'_, 'a> {
 
 impl SummaryMarks {
     /// The marks of a `details` value; anything not understood is ignored (pi ignores it too).
+    ///
+    /// Read with the scanner, only the six fields: host-written details may hold lone
+    /// surrogates or nest deeper than a parser's recursion limit anywhere else, and that
+    /// must not lose the marks (the `message_facts` fuzz target found both). A repeated key
+    /// counts once, its last value (as `JSON.parse`); a lone surrogate in a file name
+    /// becomes U+FFFD.
     fn read(details: Span<'_>) -> SummaryMarks {
-        let Ok(Value::Object(d)) = crate::js_text::parse_json(details.text) else {
+        let mut fields: [Option<Span<'_>>; 6] = [None; 6];
+        const KEYS: [&str; 6] = [
+            "readFiles",
+            "modifiedFiles",
+            "retainedMessages",
+            "degraded",
+            "droppedMessages",
+            "carriedFrom",
+        ];
+        if details.kind != Kind::Object {
             return SummaryMarks::default();
-        };
-        let list = |k: &str| -> Vec<String> {
-            d.get(k)
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
+        }
+        let read = details.reader().object(|key, r| {
+            let value = r.skip()?;
+            if let Some(k) = KEYS.iter().position(|k| key.decode() == *k) {
+                fields[k] = Some(value);
+            }
+            Ok(())
+        });
+        if read.is_err() {
+            return SummaryMarks::default();
+        }
+        let [read_files, modified_files, retained, degraded, dropped, carried] = fields;
+        let list = |v: Option<Span<'_>>| -> Vec<String> {
+            v.filter(|v| v.kind == Kind::Array)
+                .and_then(|v| v.elements().ok())
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter_map(Span::as_str)
+                        .map(|s| s.decode())
                         .collect()
                 })
                 .unwrap_or_default()
         };
-        let count = |k: &str| -> Option<usize> {
-            d.get(k)
-                .and_then(Value::as_f64)
+        let count = |v: Option<Span<'_>>| -> Option<usize> {
+            v.filter(|v| v.kind == Kind::Number)
+                .and_then(|v| v.as_f64())
                 .filter(|r| r.is_finite() && *r >= 0.0)
                 .map(|r| r as usize)
         };
         SummaryMarks {
-            read_files: list("readFiles"),
-            modified_files: list("modifiedFiles"),
-            retained_messages: count("retainedMessages").unwrap_or(0),
-            degraded: d.get("degraded").and_then(Value::as_bool).unwrap_or(false),
-            dropped_messages: count("droppedMessages").unwrap_or(0),
-            carried_from: count("carriedFrom"),
+            read_files: list(read_files),
+            modified_files: list(modified_files),
+            retained_messages: count(retained).unwrap_or(0),
+            degraded: degraded.and_then(|v| v.as_bool()).unwrap_or(false),
+            dropped_messages: count(dropped).unwrap_or(0),
+            carried_from: count(carried),
         }
     }
 

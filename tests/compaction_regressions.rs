@@ -329,3 +329,26 @@ fn the_brief_plus_one_active_tool_turn_asks_for_the_split_turn_summary() {
     );
     assert!(prep.is_split_turn);
 }
+
+/// The `message_facts` fuzz target's `crash-marks-lone-surrogate`: a host-written
+/// `details` holding a lone surrogate, or nesting deeper than a JSON parser's recursion
+/// limit, somewhere else must not lose this library's marks (a lost `degraded` or
+/// `retainedMessages` made the next degrade nest its note and trusted stale usage).
+#[test]
+fn summary_marks_survive_lone_surrogates_and_deep_nesting_elsewhere_in_details() {
+    use delegate_context::facts::MessageFacts;
+    let deep = format!("{}1{}", "[".repeat(3_000), "]".repeat(3_000));
+    for extra in [r#""\udc00""#.to_string(), deep] {
+        let text = format!(
+            r#"{{"role":"compactionSummary","summary":"s","tokensBefore":9,"timestamp":1,"details":{{"host":{extra},"readFiles":["a.rs","b\ud800.rs"],"modifiedFiles":["c.rs"],"retainedMessages":3,"degraded":true,"droppedMessages":4,"carriedFrom":2,"retainedMessages":5}}}}"#
+        );
+        let facts = MessageFacts::from_json(&text, "m").unwrap();
+        let marks = facts.summary.expect("a compactionSummary has marks");
+        assert_eq!(marks.read_files, ["a.rs", "b\u{fffd}.rs"]);
+        assert_eq!(marks.modified_files, ["c.rs"]);
+        assert_eq!(marks.retained_messages, 5, "the last of a repeated key");
+        assert!(marks.degraded);
+        assert_eq!(marks.dropped_messages, 4);
+        assert_eq!(marks.carried_from, Some(2));
+    }
+}

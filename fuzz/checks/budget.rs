@@ -73,11 +73,6 @@ fn js_round(x: f64) -> f64 {
     }
 }
 
-/// The library's rounding (`floor(x + 0.5)`), accepted while "budget-js-round" is known.
-fn floor_half(x: f64) -> f64 {
-    (x + 0.5).floor()
-}
-
 /// `x || default` (0, NaN, undefined are falsy).
 fn or(x: Option<f64>, default: f64) -> f64 {
     match x {
@@ -87,7 +82,7 @@ fn or(x: Option<f64>, default: f64) -> f64 {
 }
 
 /// host-contract §4, line by line, in doubles.
-fn reference(m: &BudgetModel, js_round: fn(f64) -> f64) -> [f64; 7] {
+fn reference(m: &BudgetModel) -> [f64; 7] {
     let cap = match m.definition_max_tokens {
         Some(v) if v != 0.0 && !v.is_nan() => Some(v),
         _ => m.max_tokens,
@@ -137,10 +132,7 @@ fn check_model(m: &BudgetModel) {
     let valid = validate_model(m).is_ok();
     let b = context_budget(m);
     let got = fields(&b);
-    let mut want = reference(m, js_round);
-    if super::known("budget-js-round") && reference(m, floor_half) != want {
-        want = reference(m, floor_half);
-    }
+    let want = reference(m);
     if valid && want[0] < SAFE {
         for k in 0..7 {
             // the library's conversion: finite and positive, else 0 (never reached: all >= 1)

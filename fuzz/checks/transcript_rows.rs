@@ -18,13 +18,14 @@ use std::collections::HashMap;
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use delegate_context::delegation::{
-    chain_rows_to_messages, count_chain_reads, select_chain_rows, ChainSelector, ProviderBinding,
-    Registry, SeedInput, MAX_RESUMABLE_CHAINS_PER_AGENT,
+    count_chain_reads, select_chain_rows, ChainSelector, Registry, SeedInput,
+    MAX_RESUMABLE_CHAINS_PER_AGENT,
 };
 use delegate_context::message::{AgentMessage, Content, ContentBlock};
 use delegate_context::parent::build_parent_context;
 use delegate_context::tokens::estimate_tokens;
 use delegate_context::transcript::{rows_from_value, UiMessage};
+use delegate_context::transcript::{rows_to_messages, ProviderBinding};
 use serde_json::{json, Map, Value};
 
 use super::js::{JsNum, JsStr};
@@ -493,7 +494,7 @@ fn check_rows(rows: &[UiMessage], seed: &SeedParams) {
         assert!(!w.code.is_empty());
     }
     let b = binding(seed.thinking_signature);
-    let converted = chain_rows_to_messages(rows, &b);
+    let converted = rows_to_messages(rows, &b);
     check_history("converted rows", &converted);
     let _ = count_chain_reads(rows);
 
@@ -507,7 +508,7 @@ fn check_rows(rows: &[UiMessage], seed: &SeedParams) {
     if let Some(c) = &chain {
         let selected = select_chain_rows(rows, c);
         let _ = count_chain_reads(&selected);
-        check_history("chain rows", &chain_rows_to_messages(&selected, &b));
+        check_history("chain rows", &rows_to_messages(&selected, &b));
     }
     let brief = match &seed.brief {
         Brief::Fixed => format!("  {BRIEF}\n"),
@@ -549,7 +550,7 @@ fn check_rows(rows: &[UiMessage], seed: &SeedParams) {
     let _ = reg.rebuild_skips();
 }
 
-fn counter_ids() -> delegate_context::delegation::registry::IdSource {
+fn counter_ids() -> delegate_context::delegation::IdSource {
     let mut n = 0u64;
     Box::new(move || {
         n += 1;
@@ -570,6 +571,9 @@ fn check_seed(
         chain: chain.cloned(),
         binding: b.clone(),
         hard_limit: limit,
+        overhead_tokens: None,
+        system_prompt: None,
+        tools: None,
     };
     let seeded = match delegate_context::delegation::seed_delegate_messages(&input) {
         Ok(s) => s,

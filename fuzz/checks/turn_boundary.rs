@@ -13,7 +13,7 @@
 //! - the handle equals the one-shot path: a context built fresh from the materialized
 //!   messages (their JSON texts) has the same facts and running state, the same
 //!   assessment, the same outcome for the same replies, and the fast path
-//!   (`quick_unchanged`) agrees with the full assessment whenever it answers;
+//!   (`unchanged_below_threshold`) agrees with the full assessment whenever it answers;
 //! - every summary request fits the summarizing window;
 //! - every outcome's context is provider-valid, starts with the brief verbatim, keeps
 //!   input messages in order, and (compacted / degraded) is below hardLimit in estimate
@@ -29,10 +29,10 @@ use arbitrary::{Arbitrary, Result, Unstructured};
 use delegate_context::budget::{context_budget, BudgetModel, ContextBudget};
 use delegate_context::compaction::context::{DelegateContext, Item};
 use delegate_context::compaction::turn::{
-    assess, prepare_delegate_turn, quick_unchanged, DelegateTurnOptions, DelegateTurnOutcome,
-    TurnAction, TurnOutcomeKind,
+    assess, unchanged_below_threshold, DelegateTurnOptions, DelegateTurnOutcome, TurnAction,
+    TurnOutcomeKind,
 };
-use delegate_context::compaction::{Next, Reply, Turn};
+use delegate_context::compaction::{prepare_delegate_turn, Next, Reply, Turn};
 use delegate_context::facts::{MessageFacts, Role};
 use delegate_context::js_text::json_stringify;
 use delegate_context::message::AgentMessage;
@@ -777,7 +777,7 @@ fn fast_path_agrees(
 ) {
     let fs = ctx.facts();
     let last_summary = fs.iter().rposition(|f| f.role == Role::CompactionSummary);
-    let quick = quick_unchanged(
+    let quick = unchanged_below_threshold(
         fs.len(),
         &fs[0],
         last_summary.map(|k| (k, &fs[k])),
