@@ -546,6 +546,13 @@ impl Host {
         if self.running.is_empty() {
             if self.protocol {
                 self.compare(&mut rebuilt);
+                // compare's probes (validate_resume) may have dropped chains answered
+                // NO_HISTORY; the restarted app starts from the transcript, unprobed
+                // (the fuzzer's first find on today's core was this check's own bug)
+                rebuilt = Registry::from_transcript_with_id_source(
+                    &self.rows,
+                    id_source(self.counter.clone(), self.ids),
+                );
             }
         } else {
             for r in &self.running {

@@ -48,7 +48,7 @@ export type PrepareNextTurnConfig = TurnConfig & {
   summarize: SummarizeCallback;
   /** The delegate run's signal (the Agent's own signal is honoured too). */
   signal?: AbortSignal;
-  /** Called after every boundary with this step and the run's counts. */
+  /** Called after every boundary with this step and the run's counts; a listener that throws or rejects is ignored (the step's result stands). */
   onOutcome?: (report: DelegateTurnReport) => void;
 };
 "#;
