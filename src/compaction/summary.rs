@@ -255,6 +255,56 @@ fn joined_len<S: AsRef<str>>(parts: &[S]) -> usize {
     parts.iter().map(|p| utf16_len(p.as_ref())).sum::<usize>() + 2 * parts.len().saturating_sub(1)
 }
 
+/// The most units one part may keep once a request has to be shortened.
+fn part_max(p: &str) -> usize {
+    if p.starts_with(THINKING_LABEL) {
+        utf16_len(THINKING_LABEL) + BOUNDED_THINKING_CHARS
+    } else {
+        BOUNDED_PART_CHARS
+    }
+}
+
+/// The conversation parts of `messages` for `spec`'s request, without holding what the
+/// request cannot show: read newest first, every part is kept until the kept ones,
+/// shortened as [`fit_parts`] shortens them, pass the request's whole limit; each part of
+/// an older message is then an empty placeholder (counted, for the omitted-parts marker,
+/// never shown: [`fit_parts`] keeps the newest parts that fit, and the kept ones already
+/// overflow). The request built is the one all the parts give, while a 100,000-message
+/// span no longer serializes all of it at once (found by the memory test: 2.6× its JSON
+/// at the peak).
+pub fn request_parts(messages: &[MessageFacts], spec: &SummaryRequestSpec<'_>) -> Vec<String> {
+    let max_tokens = summary_max_tokens(spec.kind, spec.reserve_tokens, spec.model_max_tokens);
+    let limit = 4 * spec.context_window.saturating_sub(max_tokens) as usize;
+    let mut newest_first: Vec<String> = Vec::new();
+    let mut used = 0usize;
+    for m in messages.iter().rev() {
+        let mut parts = m.parts();
+        if used > limit {
+            newest_first.extend(parts.iter().map(|_| String::new()));
+            continue;
+        }
+        for p in parts.drain(..).rev() {
+            if used <= limit {
+                let max = part_max(&p);
+                let len = utf16_len(&p);
+                let shown = if len > max {
+                    utf16_len(&cut_marked(&p, max))
+                } else {
+                    len
+                };
+                used = used
+                    .saturating_add(shown)
+                    .saturating_add(if newest_first.is_empty() { 0 } else { 2 });
+                newest_first.push(p);
+            } else {
+                newest_first.push(String::new());
+            }
+        }
+    }
+    newest_first.reverse();
+    newest_first
+}
+
 /// Fit the parts into `budget` units (joined by a blank line). Returns the parts, whether
 /// anything was shortened, and how many parts were dropped.
 fn fit_parts(mut parts: Vec<String>, budget: usize) -> (Vec<String>, bool, usize) {
@@ -262,11 +312,7 @@ fn fit_parts(mut parts: Vec<String>, budget: usize) -> (Vec<String>, bool, usize
         return (parts, false, 0);
     }
     for p in parts.iter_mut() {
-        let max = if p.starts_with(THINKING_LABEL) {
-            utf16_len(THINKING_LABEL) + BOUNDED_THINKING_CHARS
-        } else {
-            BOUNDED_PART_CHARS
-        };
+        let max = part_max(p);
         if utf16_len(p) > max {
             *p = cut_marked(p, max);
         }
@@ -442,6 +488,54 @@ mod tests {
 
     fn m(v: Value) -> AgentMessage {
         AgentMessage::from_value(v, "m").unwrap()
+    }
+
+    /// `request_parts` builds exactly the request all the parts build, for spans that fit,
+    /// that need shortening, and that drop most of their parts (a window of 2,000 to
+    /// 3,000,000 tokens over up to 3,000 messages of 10 to 20,000 characters, thinking,
+    /// tool calls, astral characters).
+    #[test]
+    fn request_parts_build_the_request_all_parts_build() {
+        let messages: Vec<MessageFacts> = (0..3_000usize)
+            .map(|i| {
+                let n = [10, 900, 3_999, 4_001, 20_000][i % 5] + i % 7;
+                let v = match i % 4 {
+                    0 => json!({"role": "user", "content": "u".repeat(n), "timestamp": i}),
+                    1 => json!({"role": "assistant", "content": [
+                        {"type": "thinking", "thinking": "t".repeat(n)},
+                        {"type": "text", "text": "x"},
+                        {"type": "toolCall", "id": format!("c{i}"), "name": "read", "arguments": {"path": "p"}}]}),
+                    2 => json!({"role": "toolResult", "toolCallId": format!("c{}", i - 1), "toolName": "read", "content": "r".repeat(n)}),
+                    _ => json!({"role": "assistant", "content": [{"type": "text", "text": "\u{1F600}".repeat(n / 2)}]}),
+                };
+                MessageFacts::from_json(&v.to_string(), "m").unwrap()
+            })
+            .collect();
+        for window in [2_000u64, 9_000, 40_000, 200_000, 3_000_000] {
+            for count in [1, 40, 3_000] {
+                let span = &messages[messages.len() - count..];
+                let mut spec = SummaryRequestSpec {
+                    kind: SummaryKind::History,
+                    parts: span.iter().flat_map(MessageFacts::parts).collect(),
+                    brief: Some("the brief"),
+                    previous_summary: Some("previous"),
+                    custom_instructions: None,
+                    reserve_tokens: 1_000.0,
+                    model_max_tokens: 800.0,
+                    context_window: window,
+                    now: 1.0,
+                };
+                let all = build_summary_request(&spec);
+                let lazy_parts = request_parts(span, &spec);
+                assert_eq!(lazy_parts.len(), spec.parts.len());
+                let placeholders = lazy_parts.iter().filter(|p| p.is_empty()).count();
+                if window == 2_000 && count == 3_000 {
+                    assert!(placeholders > 2_900, "older parts are not held");
+                }
+                spec.parts = lazy_parts;
+                assert_eq!(build_summary_request(&spec), all, "window {window}, {count} messages");
+            }
+        }
     }
 
     #[test]

@@ -25,7 +25,8 @@ use tsify::Tsify;
 use super::context::{DelegateContext, Item};
 use super::prepare::{plan_compaction, with_cut_at, CompactionPlan};
 use super::summary::{
-    build_summary_request, combine_summary, SummaryKind, SummaryRequest, SummaryRequestSpec,
+    build_summary_request, combine_summary, request_parts, SummaryKind, SummaryRequest,
+    SummaryRequestSpec,
 };
 use crate::budget::ContextBudget;
 use crate::error::{Error, Result};
@@ -421,23 +422,27 @@ pub fn assess(
     }
     let previous = plan.previous_summary(ctx);
     let brief = facts[0].text().user_text;
-    let spec = |kind, range: std::ops::Range<usize>| SummaryRequestSpec {
-        kind,
-        // the brief as context, unless the messages start with it (a split first turn)
-        brief: if range.start == 0 {
-            None
-        } else {
-            brief.as_deref()
-        },
-        parts: facts[range].iter().flat_map(MessageFacts::parts).collect(),
-        previous_summary: previous.as_deref(),
-        custom_instructions: options.custom_instructions.as_deref(),
-        reserve_tokens: budget.request_headroom as f64,
-        model_max_tokens: options
-            .summary_max_tokens
-            .unwrap_or(budget.max_output_tokens as f64),
-        context_window: budget.context_window,
-        now: options.now.unwrap_or(0.0),
+    let spec = |kind, range: std::ops::Range<usize>| {
+        let mut spec = SummaryRequestSpec {
+            kind,
+            // the brief as context, unless the messages start with it (a split first turn)
+            brief: if range.start == 0 {
+                None
+            } else {
+                brief.as_deref()
+            },
+            parts: Vec::new(),
+            previous_summary: previous.as_deref(),
+            custom_instructions: options.custom_instructions.as_deref(),
+            reserve_tokens: budget.request_headroom as f64,
+            model_max_tokens: options
+                .summary_max_tokens
+                .unwrap_or(budget.max_output_tokens as f64),
+            context_window: budget.context_window,
+            now: options.now.unwrap_or(0.0),
+        };
+        spec.parts = request_parts(&facts[range], &spec);
+        spec
     };
     let mut wanted = Vec::new();
     if !history.is_empty() {
