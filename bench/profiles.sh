@@ -28,7 +28,7 @@ for name in "${names[@]}"; do
     wasm-pack build --release --no-opt --target nodejs --out-dir "$PWD/$dir/pkg" --out-name delegate_context --no-pack >/dev/null 2>"$dir/build.log" || { cat "$dir/build.log"; exit 1; }
   node scripts/cjs-snippets.mjs "$dir/pkg"
   node_modules/.bin/wasm-opt "-O$level" "${flags[@]}" "$dir/pkg/delegate_context_bg.wasm" -o "$dir/pkg/delegate_context_bg.wasm"
-  node --max-old-space-size=8000 bench/run.mjs --quick --pkg "$dir/pkg" > "$dir/bench.txt"
+  node --expose-gc --max-old-space-size=8000 bench/run.mjs --quick --pkg "$dir/pkg" > "$dir/bench.txt"
   mv target/bench/results-pkg.json "$dir/bench.json"
 done
 node - "${names[@]}" <<'JS'
