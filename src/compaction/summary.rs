@@ -266,9 +266,9 @@ fn part_max(p: &str) -> usize {
 
 /// The conversation parts of `messages` for `spec`'s request, without holding what the
 /// request cannot show: read newest first, every part is kept until the kept ones,
-/// shortened as [`fit_parts`] shortens them, pass the request's whole limit; each part of
+/// shortened as `fit_parts` shortens them, pass the request's whole limit; each part of
 /// an older message is then an empty placeholder (counted, for the omitted-parts marker,
-/// never shown: [`fit_parts`] keeps the newest parts that fit, and the kept ones already
+/// never shown: `fit_parts` keeps the newest parts that fit, and the kept ones already
 /// overflow). The request built is the one all the parts give, while a 100,000-message
 /// span no longer serializes all of it at once (found by the memory test: 2.6× its JSON
 /// at the peak).
