@@ -26,7 +26,9 @@ for name in "${names[@]}"; do
   echo "=== $name: building (opt-level $level, wasm-opt -O$([ $level = 3 ] && echo 3 || echo $level))"
   CARGO_TARGET_DIR=$dir/cargo CARGO_PROFILE_RELEASE_OPT_LEVEL=$level \
     wasm-pack build --release --no-opt --target nodejs --out-dir "$PWD/$dir/pkg" --out-name delegate_context --no-pack >/dev/null 2>"$dir/build.log" || { cat "$dir/build.log"; exit 1; }
+  # the same glue as the shipped package (scripts/build-pkg.sh)
   node scripts/cjs-snippets.mjs "$dir/pkg"
+  node scripts/patch-glue.mjs "$dir/pkg/delegate_context.js"
   node_modules/.bin/wasm-opt "-O$level" "${flags[@]}" "$dir/pkg/delegate_context_bg.wasm" -o "$dir/pkg/delegate_context_bg.wasm"
   node --expose-gc --max-old-space-size=8000 bench/run.mjs --quick --pkg "$dir/pkg" > "$dir/bench.txt"
   mv target/bench/results-pkg.json "$dir/bench.json"

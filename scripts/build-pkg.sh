@@ -23,7 +23,8 @@ done
 # pkg/node loads on Node 18 and older Electron too: its snippets rewritten to CommonJS
 # (wasm-bindgen issue #1525; the script says why).
 node scripts/cjs-snippets.mjs pkg/node
-# a freed handle answers INVALID_STATE like any other error (the script says how)
+# strings cross into wasm with one encodeInto, and a freed handle answers INVALID_STATE
+# like any other error (the script says how)
 node scripts/patch-glue.mjs pkg/node/delegate_context.js pkg/web/delegate_context.js
 node -e 'const p=require("./pkg/package.json");p.version=require("child_process").execSync("cargo pkgid").toString().trim().split(/[@#]/).pop();require("fs").writeFileSync("pkg/package.json",JSON.stringify(p,null,2)+"\n")'
 node -e '

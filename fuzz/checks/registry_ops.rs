@@ -273,6 +273,19 @@ impl Host {
         }
     }
 
+    /// [`Host::target`] with its agent, or another one when `agent_ok` is false.
+    fn target_as(&self, t: &Target, agent_ok: bool) -> (String, usize) {
+        let (id, agent) = self.target(t);
+        (
+            id,
+            if agent_ok {
+                agent
+            } else {
+                (agent + 1) % AGENTS.len()
+            },
+        )
+    }
+
     fn snapshot(&self) -> Snapshot {
         Snapshot {
             list: self.reg.resumable_list(),
@@ -656,12 +669,7 @@ impl Host {
                 definition,
                 with_rows,
             } => {
-                let (id, agent) = self.target(target);
-                let agent = if *agent_ok {
-                    agent
-                } else {
-                    (agent + 1) % AGENTS.len()
-                };
+                let (id, agent) = self.target_as(target, *agent_ok);
                 let candidates = candidates.as_ref().map(|(allowed, def)| ResumeCandidates {
                     allowed: allowed
                         .iter()
@@ -720,12 +728,7 @@ impl Host {
                 model,
                 with_rows,
             } => {
-                let (id, agent) = self.target(target);
-                let agent = if *agent_ok {
-                    agent
-                } else {
-                    (agent + 1) % AGENTS.len()
-                };
+                let (id, agent) = self.target_as(target, *agent_ok);
                 let before = self.snapshot();
                 let rows = self.rows.clone();
                 let req = ResumeRequest {

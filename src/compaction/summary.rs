@@ -207,6 +207,19 @@ pub struct SummaryRequestSpec<'a> {
     pub now: f64,
 }
 
+impl SummaryRequestSpec<'_> {
+    /// The request's `maxTokens`, and the characters its prompt may hold (4 per token of
+    /// the window left beside the output); `None` when the output alone fills the window.
+    fn limits(&self) -> Option<(u64, usize)> {
+        let max_tokens = summary_max_tokens(self.kind, self.reserve_tokens, self.model_max_tokens);
+        let room = self
+            .context_window
+            .checked_sub(max_tokens)
+            .filter(|&r| r > 0)?;
+        Some((max_tokens, 4 * room as usize))
+    }
+}
+
 /// pi's maxTokens for a request kind: `min(floor(f * reserveTokens), maxTokens > 0 ? maxTokens : ∞)`.
 pub fn summary_max_tokens(kind: SummaryKind, reserve_tokens: f64, model_max_tokens: f64) -> u64 {
     let f = match kind {
@@ -273,32 +286,25 @@ fn part_max(p: &str) -> usize {
 /// span no longer serializes all of it at once (found by the memory test: 2.6× its JSON
 /// at the peak).
 pub fn request_parts(messages: &[MessageFacts], spec: &SummaryRequestSpec<'_>) -> Vec<String> {
-    let max_tokens = summary_max_tokens(spec.kind, spec.reserve_tokens, spec.model_max_tokens);
-    let limit = 4 * spec.context_window.saturating_sub(max_tokens) as usize;
+    let limit = spec.limits().map_or(0, |(_, limit)| limit);
     let mut newest_first: Vec<String> = Vec::new();
     let mut used = 0usize;
     for m in messages.iter().rev() {
-        let mut parts = m.parts();
-        if used > limit {
-            newest_first.extend(parts.iter().map(|_| String::new()));
-            continue;
-        }
-        for p in parts.drain(..).rev() {
-            if used <= limit {
-                let max = part_max(&p);
-                let len = utf16_len(&p);
-                let shown = if len > max {
-                    utf16_len(&cut_marked(&p, max))
-                } else {
-                    len
-                };
-                used = used
-                    .saturating_add(shown)
-                    .saturating_add(if newest_first.is_empty() { 0 } else { 2 });
-                newest_first.push(p);
-            } else {
+        for p in m.parts().into_iter().rev() {
+            if used > limit {
                 newest_first.push(String::new());
+                continue;
             }
+            let max = part_max(&p);
+            let len = utf16_len(&p);
+            let shown = if len > max {
+                utf16_len(&cut_marked(&p, max))
+            } else {
+                len
+            };
+            let separator = if newest_first.is_empty() { 0 } else { 2 };
+            used = used.saturating_add(shown).saturating_add(separator);
+            newest_first.push(p);
         }
     }
     newest_first.reverse();
@@ -351,11 +357,7 @@ fn fit_parts(mut parts: Vec<String>, budget: usize) -> (Vec<String>, bool, usize
 /// Build a summary request that fits the window, or `None` when even an empty
 /// conversation would not fit.
 pub fn build_summary_request(spec: &SummaryRequestSpec<'_>) -> Option<SummaryRequest> {
-    let max_tokens = summary_max_tokens(spec.kind, spec.reserve_tokens, spec.model_max_tokens);
-    if spec.context_window <= max_tokens {
-        return None;
-    }
-    let limit = 4 * (spec.context_window - max_tokens) as usize;
+    let (max_tokens, limit) = spec.limits()?;
     let previous = spec.previous_summary.filter(|s| !s.is_empty());
     let base = match spec.kind {
         SummaryKind::TurnPrefix => TURN_PREFIX_SUMMARIZATION_PROMPT.to_string(),
@@ -533,7 +535,11 @@ mod tests {
                     assert!(placeholders > 2_900, "older parts are not held");
                 }
                 spec.parts = lazy_parts;
-                assert_eq!(build_summary_request(&spec), all, "window {window}, {count} messages");
+                assert_eq!(
+                    build_summary_request(&spec),
+                    all,
+                    "window {window}, {count} messages"
+                );
             }
         }
     }

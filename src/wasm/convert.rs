@@ -105,8 +105,7 @@ pub fn json_text(
     } else {
         js_sys::JSON::stringify(value).map(JsValue::from)
     };
-    let text = text
-        .map_err(|e| Error::invalid(path, format!("not JSON data ({})", describe_js_error(&e))))?;
+    let text = text.map_err(|e| super::host::not_json(path, &e))?;
     Ok(text.as_string())
 }
 
@@ -119,25 +118,26 @@ pub fn parse_js_json(text: &str, path: &str) -> Result<Value, Error> {
     parsed.map_err(|e| Error::invalid(path, format!("not usable JSON data ({e})")))
 }
 
+/// `INVALID_INPUT` for `Infinity` or `NaN` given where a JSON value is expected (they have
+/// no JSON form and no meaning as sizes or indices).
+fn refuse_non_finite(value: &JsValue, path: &str) -> Result<(), Error> {
+    match value.as_f64() {
+        Some(x) if !x.is_finite() => Err(Error::invalid(
+            path,
+            format!("expected a finite number, got {x}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn js_to_value_core(value: &JsValue, path: &str, strict_numbers: bool) -> Result<Value, Error> {
-    if !super::host::is_object(value) {
-        if let Some(x) = value.as_f64() {
-            if !x.is_finite() && strict_numbers {
-                return Err(Error::invalid(
-                    path,
-                    format!("expected a finite number, got {x}"),
-                ));
-            }
-        }
+    if strict_numbers {
+        refuse_non_finite(value, path)?;
     }
     match json_text(value, path, strict_numbers)? {
         None => Ok(Value::Null), // undefined, a function, a toJSON() that returns undefined
         Some(text) => parse_js_json(&text, path),
     }
-}
-
-fn describe_js_error(e: &JsValue) -> String {
-    super::host::describe_thrown(e)
 }
 
 /// Decode a typed input, naming `path` and the inner path of a bad value. Non-finite
@@ -149,16 +149,7 @@ pub fn from_js<T: DeserializeOwned>(value: JsValue, path: &str) -> Result<T, JsV
 /// [`from_js`] with the core's error: the value's `JSON.stringify` text decoded straight
 /// into `T` (no intermediate value), naming the path of a bad value.
 pub fn decode<T: DeserializeOwned>(value: &JsValue, path: &str) -> Result<T, Error> {
-    if !super::host::is_object(value) {
-        if let Some(x) = value.as_f64() {
-            if !x.is_finite() {
-                return Err(Error::invalid(
-                    path,
-                    format!("expected a finite number, got {x}"),
-                ));
-            }
-        }
-    }
+    refuse_non_finite(value, path)?;
     let text = json_text(value, path, true)?.unwrap_or_else(|| "null".to_string());
     let decoded = crate::message::decode_text(&text, path);
     let decoded = match decoded {

@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 use super::convert::{
     from_js, js_to_value, state_mut_of, state_of, string_arg, throw, to_js, to_js_error,
 };
-use super::host::{describe_thrown, is_array, is_object, prop, HostArray};
+use super::host::{is_array, is_object, prop, threw, HostArray};
 use crate::delegation::{
     self as core, BindingCandidates, ChainSelector, Registry, ResumeRequest, SeedInput,
     SettleDelegation, StartDelegation,
@@ -122,12 +122,7 @@ fn split_rows(input: &JsValue) -> Result<(JsValue, JsValue), JsValue> {
         return Ok((input.clone(), JsValue::UNDEFINED));
     }
     let rows = prop(input, "rows", "input").map_err(js_error)?;
-    let rest = dc_without(input, "rows").map_err(|thrown| {
-        js_error(Error::invalid(
-            "input",
-            format!("reading it threw: {}", describe_thrown(&thrown)),
-        ))
-    })?;
+    let rest = dc_without(input, "rows").map_err(|thrown| js_error(threw("input", &thrown)))?;
     Ok((rest, rows))
 }
 

@@ -54,6 +54,12 @@ pub fn describe_thrown(e: &JsValue) -> String {
     dc_describe_thrown(e).unwrap_or_else(|_| "an unreadable value was thrown".into())
 }
 
+/// `INVALID_INPUT` at `path` for the exception `e` that `JSON.stringify` of it threw (a
+/// cycle, a `BigInt`, a getter that throws).
+pub fn not_json(path: &str, e: &JsValue) -> Error {
+    Error::invalid(path, format!("not JSON data ({})", describe_thrown(e)))
+}
+
 /// `INVALID_INPUT` at `path` for the exception `e` that reading it threw.
 pub fn threw(path: &str, e: &JsValue) -> Error {
     Error::invalid(path, format!("reading it threw: {}", describe_thrown(e)))

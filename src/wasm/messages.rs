@@ -31,12 +31,8 @@ pub fn facts_of_range(
     if from >= to {
         return Ok(Vec::new());
     }
-    let text = dc_stringify_range(array.value(), from as u32, to as u32).map_err(|e| {
-        Error::invalid(
-            array.path(),
-            format!("not JSON data ({})", super::host::describe_thrown(&e)),
-        )
-    })?;
+    let text = dc_stringify_range(array.value(), from as u32, to as u32)
+        .map_err(|e| super::host::not_json(array.path(), &e))?;
     let Some(text) = text.as_string() else {
         return Err(Error::invalid(array.path_of(from), "not JSON data"));
     };

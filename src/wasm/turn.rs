@@ -16,7 +16,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use super::convert::{from_js, state_mut_of, state_of, throw, to_js, to_js_error};
+use super::convert::{decode, from_js, state_mut_of, state_of, throw, to_js, to_js_error};
 use super::host::{self, HostArray};
 use super::host_context::HostContext;
 use super::messages::{facts_at, last_index_of_role};
@@ -74,7 +74,7 @@ impl TurnConfig {
         if !host::is_object(config) {
             return Err(Error::invalid(path, "expected an object"));
         }
-        let mut config: TurnConfig = decode_value(config.clone(), path)?;
+        let mut config: TurnConfig = decode(config, path)?;
         if config.options.now.is_none() {
             config.options.now = Some(js_sys::Date::now());
         }
@@ -87,14 +87,14 @@ impl TurnConfig {
         if !host::is_object(input) {
             return Err(Error::invalid(path, "expected an object"));
         }
-        let decode = |key: &str| -> Result<JsValue, Error> { host::prop(input, key, path) };
-        let budget: ContextBudget = decode_value(decode("budget")?, "budget")?;
-        let model_id: String = decode_value(decode("modelId")?, "modelId")?;
-        let options = decode("options")?;
+        let field = |key: &str| -> Result<JsValue, Error> { host::prop(input, key, path) };
+        let budget: ContextBudget = decode(&field("budget")?, "budget")?;
+        let model_id: String = decode(&field("modelId")?, "modelId")?;
+        let options = field("options")?;
         let mut options: DelegateTurnOptions = if options.is_undefined() || options.is_null() {
             DelegateTurnOptions::default()
         } else {
-            decode_value(options, "options")?
+            decode(&options, "options")?
         };
         if options.now.is_none() {
             options.now = Some(js_sys::Date::now());
@@ -137,10 +137,6 @@ impl TurnConfig {
         ))?;
         ctx.apply(&out)
     }
-}
-
-fn decode_value<T: serde::de::DeserializeOwned>(v: JsValue, path: &str) -> Result<T, Error> {
-    super::convert::decode(&v, path)
 }
 
 /// `answer` of a completion input.
@@ -251,8 +247,8 @@ export function dc_reply(v) {
     else if (typeof v.text === "string") text = v.text;
     else if (stopReason === undefined) return { kind: "unreadable" };
     return { kind: "message", text: text ?? "", stopReason, errorMessage };
-  } catch (e) {
-    return { kind: "rejected", message: "reading the summary threw: " + (e && e.message || String(e)) };
+  } catch (error) {
+    return { kind: "rejected", error };
   }
 }
 "#)]
@@ -277,6 +273,11 @@ fn str_field(v: &JsValue, key: &str) -> Option<String> {
         .and_then(|s| s.as_string())
 }
 
+/// The `error` a settled or read result carries.
+fn thrown_in(v: &JsValue) -> JsValue {
+    Reflect::get(v, &JsValue::from_str("error")).unwrap_or(JsValue::UNDEFINED)
+}
+
 /// Send `request` to `summarize` and read what came of it.
 async fn ask(summarize: &Function, request: &JsValue, signals: &Array) -> Reply {
     let signal = dc_any_signal(signals);
@@ -288,10 +289,8 @@ async fn ask(summarize: &Function, request: &JsValue, signals: &Array) -> Reply 
     {
         return Reply::RunAborted;
     }
-    if let Ok(error) = Reflect::get(&settled, &JsValue::from_str("error")) {
-        if Reflect::has(&settled, &JsValue::from_str("error")).unwrap_or(false) {
-            return Reply::Rejected(host::describe_thrown(&error));
-        }
+    if Reflect::has(&settled, &JsValue::from_str("error")).unwrap_or(false) {
+        return Reply::Rejected(host::describe_thrown(&thrown_in(&settled)));
     }
     let value = Reflect::get(&settled, &JsValue::from_str("value")).unwrap_or(JsValue::UNDEFINED);
     let reply = dc_reply(&value);
@@ -302,7 +301,10 @@ async fn ask(summarize: &Function, request: &JsValue, signals: &Array) -> Reply 
             stop_reason: str_field(&reply, "stopReason"),
             error_message: str_field(&reply, "errorMessage"),
         },
-        Some("rejected") => Reply::Rejected(str_field(&reply, "message").unwrap_or_default()),
+        Some("rejected") => Reply::Rejected(format!(
+            "reading the summary threw: {}",
+            host::describe_thrown(&thrown_in(&reply))
+        )),
         _ => Reply::Unreadable,
     }
 }

@@ -37,6 +37,23 @@ const chunkTool = {
   }),
 };
 
+/** `hook` for the Agent, keeping what it rejected with: pi's Agent keeps only the
+ * error's message, and the tests check its `code`. */
+function recordingErrors(hook) {
+  const recording = {
+    error: undefined,
+    hook: async (ctx, signal) => {
+      try {
+        return await hook(ctx, signal);
+      } catch (e) {
+        recording.error = e;
+        throw e;
+      }
+    },
+  };
+  return recording;
+}
+
 function setup({ brief, turns }) {
   const core = createFauxCore({ models: [{ id: "faux-small", contextWindow: WINDOW, maxTokens: MAX_TOKENS }] });
   const model = core.getModel("faux-small");
@@ -71,21 +88,14 @@ function setup({ brief, turns }) {
     },
     onOutcome: (r) => reports.push(r),
   });
-  let hookError;
+  const recording = recordingErrors(hook);
   const agent = new Agent({
     streamFn: core.streamSimple,
     convertToLlm,
     initialState: { systemPrompt: SYSTEM_PROMPT, model, tools: [chunkTool], messages: [] },
-    prepareNextTurnWithContext: async (ctx, signal) => {
-      try {
-        return await hook(ctx, signal);
-      } catch (e) {
-        hookError = e;
-        throw e;
-      }
-    },
+    prepareNextTurnWithContext: recording.hook,
   });
-  return { agent, core, model, budget, requests, summaries, reports, hook, brief, hookError: () => hookError };
+  return { agent, core, model, budget, requests, summaries, reports, hook, brief, hookError: () => recording.error };
 }
 
 test("a real Agent delegate compacts at turn boundaries and finishes within its window", async () => {
@@ -228,24 +238,17 @@ test("a delegate whose single read is larger than its hardLimit ends at that bou
     // about 12,000 tokens: three times the delegate's hardLimit
     execute: async (_id, { path }) => ({ content: [{ type: "text", text: `${path}\n` + "log line with some text\n".repeat(2000) }], details: {} }),
   };
-  let hookError;
   let summaries = 0;
   const hook = dc.createPrepareNextTurn({ budget: dc.contextBudget(model), modelId: "faux/faux-small", summarize: async () => { summaries++; return "s"; } });
+  const recording = recordingErrors(hook);
   const agent = new Agent({
     streamFn: core.streamSimple,
     convertToLlm,
     initialState: { systemPrompt: SYSTEM_PROMPT, model, tools: [bigTool], messages: [] },
-    prepareNextTurnWithContext: async (ctx, signal) => {
-      try {
-        return await hook(ctx, signal);
-      } catch (e) {
-        hookError = e;
-        throw e;
-      }
-    },
+    prepareNextTurnWithContext: recording.hook,
   });
   await agent.prompt("Read huge0.log and report.");
-  assert.equal(hookError?.code, "SUBAGENT_CONTEXT_OVERFLOW");
+  assert.equal(recording.error?.code, "SUBAGENT_CONTEXT_OVERFLOW");
   assert.match(agent.state.errorMessage, /does not fit in the context window of model "faux\/faux-small".*read less at once/);
   assert.equal(requests, 1, "the run ended at the first boundary: no re-reading loop");
   assert.equal(summaries, 0, "no summary request could help, none was sent");

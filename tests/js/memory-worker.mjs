@@ -76,18 +76,7 @@ WebAssembly.Instance = new Proxy(NativeInstance, {
   },
 });
 const require = createRequire(import.meta.url);
-let dc;
-for (let attempt = 1; ; attempt++) {
-  // the package may be rebuilt while this runs: retry a failed load
-  try {
-    dc = require(gluePath);
-    break;
-  } catch (e) {
-    if (attempt === 5) throw e;
-    delete require.cache[gluePath];
-    await new Promise((r) => setTimeout(r, 2000));
-  }
-}
+const dc = require(gluePath);
 WebAssembly.Instance = NativeInstance;
 globalThis.FinalizationRegistry = NativeFR;
 if (!instance) throw new Error("the glue did not create its WebAssembly.Instance synchronously: update memory-worker.mjs");
