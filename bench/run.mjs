@@ -242,6 +242,29 @@ for (const [label, messages] of sessions) {
   row("hook in a real Agent (per turn, last 40 turns)", `${b} turns vs ${a} turns: the hook's own cost (minus the no-op)`, Math.max(0.01, perCall[b].ours - perCall[b].noop), Math.max(0.01, perCall[a].ours - perCall[a].noop), `the hook's own cost at ${a} turns`, "flat (≈ 1×)");
 }
 
+// ---------------------------------------------------------------- a resume's seed (ADR 0299 §7)
+// seedDelegateMessages over a chain of 2k and 32k messages that truncation cuts hard
+// (phase 1 strips most reads, the newest that fit are put back): linear means the 32k
+// seed costs about 16× the 2k one (issue 16: it was quadratic, 10.5 s natively at 32k).
+{
+  const chainRows = (n) => {
+    const out = [];
+    for (let i = 0; i < n / 2; i++) {
+      out.push({ id: `a${i}`, role: "assistant", content: `step ${i}: reading the next file`, createdAt: new Date(0).toISOString(), parentToolCallId: "t1", agentName: "explorer" });
+      out.push({ id: `r${i}`, role: "tool", content: "", toolName: "read", toolCallId: `r${i}`, toolArgs: { path: `src/f${i}.rs` }, toolStatus: "success", toolResult: "x".repeat(2000), createdAt: new Date(0).toISOString(), parentToolCallId: "t1", agentName: "explorer" });
+    }
+    return out;
+  };
+  const seedOf = (r) => () => dc.seedDelegateMessages({ brief: "Survey the repository", rows: r, binding: { provider: "p", model: "m" }, hardLimit: 100_000 });
+  const small = chainRows(2_000);
+  const big = chainRows(32_000);
+  const bigJson = JSON.stringify(big);
+  const seed2k = median(seedOf(small), { samples: 5 });
+  const seed32k = median(seedOf(big), { samples: 5 });
+  row("resume seed (seedDelegateMessages)", "32,000-message chain vs JSON.parse of its rows", seed32k, median(() => JSON.parse(bigJson), { samples: 5 }), "JSON.parse of the rows");
+  row("resume seed (seedDelegateMessages)", "scaling: 32,000 vs 2,000 messages", seed32k, seed2k, "the seed of 2,000 messages", "≤ 20× (16× is linear)");
+}
+
 // ---------------------------------------------------------------- sizes
 const sizes = {};
 for (const [target, dir] of PKG ? [["node", PKG]] : [["node", resolve(root, "pkg/node")], ["web", resolve(root, "pkg/web")]]) {

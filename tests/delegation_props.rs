@@ -1,8 +1,12 @@
 //! Property tests of the resumable delegations (ADR 0279, ADR 0299 clause 7):
 //! - seeded histories are provider-valid, start with the brief, fit hardLimit unless the
-//!   brief alone does not, and hold nothing from another chain or agent;
+//!   brief alone does not, hold nothing from another chain or agent, and keep the most
+//!   recent turns: no stripped tool-call pair newer than every message dropped whole
+//!   would still fit (ADR 0299 clause 7);
 //! - restart equivalence: a registry driven through random start / work / settle /
-//!   resume / evict sequences, rebuilt from the rows the host would have written, gives
+//!   resume / evict sequences, rebuilt from the rows the host would have written (a
+//!   later copy appended, with or without times; the row rewritten in place with
+//!   `completedAt`; and in place with a resumed run's row stored before its parent's), gives
 //!   the same resumable list, prompt, validation answers and seeds (the binding key is
 //!   what a rebuild cannot know), and a rebuilt registry keeps working as the live one.
 //!   The sequences reach every clause-7 and clause-4 rule: reusable and non-reusable
@@ -15,11 +19,11 @@ use std::rc::Rc;
 
 use delegate_context::delegation::{
     seed_delegate_messages, select_chain_rows, ChainSelector, IdSource, ModelBinding, Registry,
-    ResumeRequest, SeedInput, SettleDelegation, SettleStatus, StartDelegation,
+    ResumeRequest, SeedInput, SeedResult, SettleDelegation, SettleStatus, StartDelegation,
     MAX_RESUMABLE_CHAINS_PER_AGENT,
 };
 use delegate_context::message::{AgentMessage, ContentBlock};
-use delegate_context::tokens::sum_estimates;
+use delegate_context::tokens::{estimate_tokens, sum_estimates};
 use delegate_context::transcript::{rows_from_value, ProviderBinding, RowFilter, UiMessage};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -65,6 +69,101 @@ fn assert_provider_valid(ms: &[AgentMessage]) -> Result<(), TestCaseError> {
             }
             _ => i += 1,
         }
+    }
+    Ok(())
+}
+
+/// ADR 0299 clause 7, "the most recent turns are preserved": no tool-call pair the
+/// truncation left stripped, newer than every message it dropped whole, would still fit
+/// (`full`: the untruncated seed). Checked from the outside: the seed is aligned with the
+/// full history as a subsequence (a stripped carrier without its calls).
+fn assert_no_pair_that_fits_is_left_out(
+    full: &[AgentMessage],
+    seed: &SeedResult,
+    limit: u64,
+) -> Result<(), TestCaseError> {
+    let stripped: HashSet<&str> = seed
+        .dropped
+        .tool_call_ids
+        .iter()
+        .map(String::as_str)
+        .collect();
+    let without_calls = |m: &AgentMessage| -> Option<AgentMessage> {
+        let mut a = m.as_assistant()?.clone();
+        a.content
+            .retain(|b| !matches!(b, ContentBlock::ToolCall(_)));
+        a.stop_reason = Some("stop".into());
+        Some(AgentMessage::Assistant(a))
+    };
+    let calls_of = |m: &AgentMessage| -> Vec<String> {
+        m.as_assistant()
+            .map(|a| a.tool_calls().map(|c| c.id.clone()).collect())
+            .unwrap_or_default()
+    };
+    // each full message's version in the seed, if kept
+    let mut kept: Vec<Option<&AgentMessage>> = vec![None; full.len()];
+    let mut k = 0;
+    for (i, m) in full.iter().enumerate() {
+        let Some(t) = seed.messages.get(k) else {
+            break;
+        };
+        if t == m || without_calls(m).as_ref() == Some(t) {
+            kept[i] = Some(t);
+            k += 1;
+        }
+    }
+    prop_assert_eq!(
+        k,
+        seed.messages.len(),
+        "the seed is a subsequence of the history"
+    );
+    // the last message dropped whole (not a part of a stripped pair)
+    let mut cut = 0;
+    for (i, m) in full.iter().enumerate() {
+        if kept[i].is_some() {
+            continue;
+        }
+        let calls = calls_of(m);
+        let part_of_pair = match m {
+            AgentMessage::ToolResult(r) => stripped.contains(r.tool_call_id.as_str()),
+            AgentMessage::Assistant(_) => {
+                !calls.is_empty()
+                    && calls.iter().all(|c| stripped.contains(c.as_str()))
+                    && without_calls(m).and_then(|a| a.as_assistant().map(|a| a.content.is_empty()))
+                        == Some(true)
+            }
+            _ => false,
+        };
+        if !part_of_pair {
+            cut = i;
+        }
+    }
+    for (c, m) in full.iter().enumerate().skip(cut + 1) {
+        let calls = calls_of(m);
+        if calls.is_empty() || !calls.iter().all(|id| stripped.contains(id.as_str())) {
+            continue;
+        }
+        let now = kept[c].map_or(0, estimate_tokens);
+        let results: u64 = full
+            .iter()
+            .enumerate()
+            .skip(c + 1)
+            .filter(|(j, r)| {
+                kept[*j].is_none()
+                    && r.as_tool_result()
+                        .is_some_and(|r| calls.contains(&r.tool_call_id))
+            })
+            .map(|(_, r)| estimate_tokens(r))
+            .sum();
+        let grown = seed.tokens - now + estimate_tokens(m) + results;
+        prop_assert!(
+            grown >= limit,
+            "the stripped pair {:?} at {} would fit: {} < {}",
+            calls,
+            c,
+            grown,
+            limit
+        );
     }
     Ok(())
 }
@@ -252,6 +351,8 @@ proptest! {
                 }
             }
         }
+        // the most recent turns are kept: every stripped pair that fits again is back
+        assert_no_pair_that_fits_is_left_out(&full.messages, &seeded, hard_limit)?;
         // what survives is a subsequence: the newest turns are preferred
         let tool_ids: Vec<String> = ms.iter().filter_map(|m| m.as_tool_result()).map(|r| r.tool_call_id.clone()).collect();
         for id in &seeded.dropped.tool_call_ids {
@@ -315,6 +416,38 @@ struct Running {
     agent: usize,
 }
 
+/// How the host writes a Task row's settlement (issue 16: the rebuild must give the live
+/// registry back for each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Writes {
+    /// A later copy appended; no times recorded (the row position is all there is).
+    Appended,
+    /// A later copy appended, with `startedAt` / `completedAt` / `createdAt`.
+    AppendedTimed,
+    /// The row rewritten in place (ADR 0279 §12), times recorded: row order is start order.
+    InPlace,
+    /// In place, and a resumed run's row stored before its parent's (rows out of order).
+    OutOfOrder,
+}
+
+const WRITES: [Writes; 4] = [
+    Writes::Appended,
+    Writes::AppendedTimed,
+    Writes::InPlace,
+    Writes::OutOfOrder,
+];
+
+/// Milliseconds after 2026-01-01T00:00:00Z, as an ISO string.
+fn iso(ms: u64) -> String {
+    format!(
+        "2026-01-01T{:02}:{:02}:{:02}.{:03}Z",
+        ms / 3_600_000,
+        ms / 60_000 % 60,
+        ms / 1000 % 60,
+        ms % 1000
+    )
+}
+
 struct Host {
     rows: Vec<UiMessage>,
     reg: Registry,
@@ -324,10 +457,13 @@ struct Host {
     seq: u64,
     restarts: u64,
     comparisons: u64,
+    writes: Writes,
+    /// The host's clock, in milliseconds (one tick per Task row event).
+    now: u64,
 }
 
 impl Host {
-    fn new() -> Self {
+    fn writing(writes: Writes) -> Self {
         let counter = Rc::new(Cell::new(0));
         Host {
             rows: Vec::new(),
@@ -338,6 +474,47 @@ impl Host {
             seq: 0,
             restarts: 0,
             comparisons: 0,
+            writes,
+            now: 0,
+        }
+    }
+
+    fn timed(&self) -> bool {
+        self.writes != Writes::Appended
+    }
+
+    fn tick(&mut self) -> String {
+        self.now += 1;
+        iso(self.now)
+    }
+
+    fn task_row_at(&self, tool_call_id: &str) -> Option<usize> {
+        self.rows
+            .iter()
+            .position(|r| r.is_task_row() && r.task_call_id() == tool_call_id)
+    }
+
+    fn task_row_of(&self, delegation_id: &str) -> Option<usize> {
+        self.rows.iter().position(|r| {
+            r.is_task_row()
+                && r.tool_result
+                    .as_ref()
+                    .and_then(|t| t["details"]["delegationId"].as_str())
+                    == Some(delegation_id)
+        })
+    }
+
+    /// The settled copy of a Task row: appended, or written over the row in place.
+    fn write_settled(&mut self, copy: Value) {
+        let at = match self.writes {
+            Writes::Appended | Writes::AppendedTimed => None,
+            Writes::InPlace | Writes::OutOfOrder => {
+                self.task_row_at(copy["toolCallId"].as_str().unwrap_or_default())
+            }
+        };
+        match at {
+            Some(at) => self.rows[at] = row(copy),
+            None => self.push(copy),
         }
     }
 
@@ -378,14 +555,25 @@ impl Host {
             definition: None,
         };
         let tool_name = if self.seq % 2 == 0 { "Task" } else { "task" };
+        let at = self.tick();
         match self.reg.start(&input, Some(&self.rows)) {
             Ok(started) => {
-                let v = json!({
+                let mut v = json!({
                     "id": tc, "role": "tool", "content": "", "toolName": tool_name, "toolCallId": tc,
                     "toolArgs": args, "toolStatus": "success",
                     "toolResult": {"details": {"delegationId": started.delegation_id, "agent": NORMAL[agent], "status": "running", "modelId": "m1"}}
                 });
-                self.push(v.clone());
+                if self.timed() {
+                    v["toolResult"]["details"]["startedAt"] = json!(at);
+                }
+                let before_parent = match (&started.resumed_from, self.writes) {
+                    (Some(parent), Writes::OutOfOrder) => self.task_row_of(parent),
+                    _ => None,
+                };
+                match before_parent {
+                    Some(parent) => self.rows.insert(parent, row(v.clone())),
+                    None => self.push(v.clone()),
+                }
                 self.issued.push((started.delegation_id.clone(), agent));
                 // the delegate's own first user row is often the task itself
                 if self.seq % 3 == 0 {
@@ -399,11 +587,15 @@ impl Host {
                 });
             }
             Err(e) => {
-                self.push(json!({
+                let mut v = json!({
                     "id": tc, "role": "tool", "content": "", "toolName": tool_name, "toolCallId": tc,
                     "toolArgs": args, "toolStatus": "error", "isError": true,
                     "toolResult": {"details": {"error": e.code(), "message": e.to_string()}}
-                }));
+                });
+                if self.timed() {
+                    v["createdAt"] = json!(at);
+                }
+                self.push(v);
             }
         }
     }
@@ -523,7 +715,16 @@ impl Host {
         assert_eq!(settled.status, st);
         let mut copy = r.task_row.clone();
         copy["toolResult"]["details"]["status"] = json!(st.as_str());
-        self.push(copy);
+        let at = self.tick();
+        if self.timed() {
+            // the summary's completedAt: an ISO string or epoch milliseconds
+            copy["toolResult"]["details"]["completedAt"] = if self.now % 2 == 0 {
+                json!(at)
+            } else {
+                json!(1_767_225_600_000u64 + self.now)
+            };
+        }
+        self.write_settled(copy);
     }
 
     fn log_text(&self) -> String {
@@ -632,6 +833,19 @@ impl Host {
                     assert!(e.to_string().contains("interrupted"), "{e}");
                 }
             }
+            if self.writes == Writes::OutOfOrder {
+                // A row that still says running has no time: it sits where its row is, and
+                // rows inserted before it later would move it. This host records the
+                // interruption when it starts again, and carries on with what that says.
+                for r in std::mem::take(&mut self.running) {
+                    let mut copy = r.task_row.clone();
+                    copy["toolResult"]["details"]["status"] = json!("interrupted");
+                    let at = self.tick();
+                    copy["toolResult"]["details"]["completedAt"] = json!(at);
+                    self.write_settled(copy);
+                }
+                rebuilt = rebuild(self);
+            }
             self.running.clear();
         }
         self.reg = rebuilt;
@@ -739,8 +953,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
 
     #[test]
-    fn restart_equivalence(ops in prop::collection::vec(op(), 1..90)) {
-        let mut host = Host::new();
+    fn restart_equivalence(ops in prop::collection::vec(op(), 1..90), writes in prop::sample::select(WRITES.to_vec())) {
+        let mut host = Host::writing(writes);
         for op in &ops {
             host.apply(op);
         }
@@ -770,10 +984,17 @@ proptest! {
     }
 }
 
-/// The harness itself: a long fixed sequence reaches every interesting state.
+/// The harness itself: a long fixed sequence reaches every interesting state, however
+/// the host writes its rows.
 #[test]
 fn long_sequence_exercises_every_path() {
-    let mut host = Host::new();
+    for writes in WRITES {
+        long_sequence(writes);
+    }
+}
+
+fn long_sequence(writes: Writes) {
+    let mut host = Host::writing(writes);
     let mut codes: HashSet<String> = HashSet::new();
     let mut count: BTreeMap<String, u32> = BTreeMap::new();
     let mut n: u64 = 0x9e37_79b9;
@@ -829,7 +1050,7 @@ fn long_sequence_exercises_every_path() {
         }
     }
     eprintln!(
-        "resume outcomes: {count:?}, comparisons {}",
+        "{writes:?}: resume outcomes: {count:?}, comparisons {}",
         host.comparisons
     );
     assert!(host.comparisons >= 6, "{}", host.comparisons);

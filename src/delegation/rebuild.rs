@@ -1,10 +1,13 @@
 //! ADR 0279 clause 12: the registry rebuilt from the persisted transcript alone
 //! (host-contract §8, "Rebuild on startup").
 //!
-//! `plan` reads the transcript into its chains and the events that made them, in
-//! transcript order; the registry replays those events through the same transitions a
-//! live registry makes (start, settle, drop), so the per-agent bound of clause 7 keeps
-//! and evicts exactly what it did live, and a rebuilt registry equals the live one.
+//! `plan` reads the transcript into its chains and the events that made them, in the
+//! order they happened (rule 8); the registry replays those events through the same
+//! transitions a live registry makes (start, settle, drop), so the per-agent bound of
+//! clause 7 keeps and evicts exactly what it did live, and a rebuilt registry equals the
+//! live one, however the host wrote its rows: a later copy appended at settlement, the
+//! row rewritten in place (§12: "the settlement projection rewrites that row in place"),
+//! or a resumed run's row stored before its parent's.
 //!
 //! Rules, in order:
 //! 1. Task rows (role `tool`, the Task tool in any spelling) are keyed by their call id
@@ -22,13 +25,24 @@
 //! 5. Runs link by `toolArgs.resume`. A resume whose parent is missing (or a rejected
 //!    call), recorded under another agent, pointing at itself, or in a cycle is dropped,
 //!    and so is everything that continues it. The chain key is the root's delegationId.
-//! 6. A chain's runs are in transcript order; its brief is the root's `task`; its label
-//!    the latest non-blank objective; each run's reads and "anything to replay" come from
-//!    its rows; its model is the latest run's `details.modelId` (no key: clause 4
-//!    matches by id).
+//! 6. A chain's runs are in the resume links' order, not the rows' (a run comes after
+//!    the run it resumes; runs that resume the same run, by a middle id, in start order
+//!    as rule 8 has it), so its latest run is the end of the link chain wherever its row
+//!    is stored. Its brief is the root's `task`; its label the latest non-blank
+//!    objective; each run's reads and "anything to replay" come from its rows; its model
+//!    is the latest run's `details.modelId` (no key: clause 4 matches by id).
 //! 7. A rejected Task call that answered `NO_HISTORY` (`details.error`, `details.error.code`
 //!    or `details.code`) drops the chain its `toolArgs.resume` named, as the live
 //!    registry dropped it then.
+//! 8. When things happened (clause 7's recency, and the list's "newest activity first"):
+//!    a run settled at its summary's `details.completedAt` and started at
+//!    `details.startedAt`, else at its first copy's `createdAt`; a refused call happened
+//!    at its row's `createdAt` (each an ISO-8601 string or epoch milliseconds). An event
+//!    with no recorded time happened right after the latest time recorded by a row at or
+//!    before its own (a start, a refusal, a settlement written as a later copy): with no
+//!    times at all, transcript order. Starts then settles of one chain stay in its link
+//!    order (an event no later than the chain's next one), and a refusal comes after the
+//!    settlement of the chain it names. Equal times keep transcript order.
 //!
 //! What a rebuild cannot know: the binding key, the definition fingerprint, a run that
 //! was still working (it becomes `interrupted`), and a `NO_HISTORY` answer the host never
@@ -41,7 +55,7 @@ use serde_json::{Map, Value};
 use super::chain::RunStatus;
 use super::history::{count_chain_reads, objective_from_args, replays_anything, select_chain_rows};
 use super::types::{ChainReads, ChainSelector, RebuildSkip, RebuildSkipReason, SettleStatus};
-use crate::transcript::{normalize_agent_name, UiMessage};
+use crate::transcript::{iso_to_ms, normalize_agent_name, time_value_to_ms, UiMessage};
 
 /// One run of a rebuilt chain, with everything the replay needs.
 #[derive(Clone, Debug)]
@@ -81,7 +95,8 @@ pub(crate) enum Event {
     NoHistory { resume: String },
 }
 
-/// An [`Event`] at transcript index `at`.
+/// An [`Event`], `at` its rank in the order things happened (rule 8): the recency the
+/// replay gives it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct TimedEvent {
     pub at: usize,
@@ -92,9 +107,24 @@ pub(crate) struct TimedEvent {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RebuildPlan {
     pub chains: Vec<RebuiltChain>,
-    /// In transcript order (a run that starts and settles in one row: start first).
+    /// In the order they happened (rule 8), `at` counting up from 0.
     pub events: Vec<TimedEvent>,
     pub skips: Vec<RebuildSkip>,
+}
+
+/// When an event happened, as far as the rows say: a recorded time, and the transcript
+/// position of the row copy it comes from.
+#[derive(Clone, Copy, Debug)]
+struct Stamp {
+    ms: Option<f64>,
+    pos: usize,
+}
+
+/// A `NO_HISTORY` refusal of a resume of `resume`.
+#[derive(Clone, Debug)]
+struct Refusal {
+    stamp: Stamp,
+    resume: String,
 }
 
 /// A Task call (its last copy) that recorded a delegation.
@@ -112,6 +142,25 @@ struct Call {
     /// Transcript indices of its first and last copy.
     first_index: usize,
     last_index: usize,
+    /// Rule 8: when it started and settled, where a row says.
+    started_ms: Option<f64>,
+    completed_ms: Option<f64>,
+}
+
+impl Call {
+    fn start(&self) -> Stamp {
+        Stamp {
+            ms: self.started_ms,
+            pos: self.first_index,
+        }
+    }
+
+    fn settle(&self) -> Stamp {
+        Stamp {
+            ms: self.completed_ms,
+            pos: self.last_index,
+        }
+    }
 }
 
 fn str_at<'a>(object: Option<&'a Map<String, Value>>, key: &str) -> Option<&'a str> {
@@ -152,13 +201,29 @@ fn recorded_error_code(details: Option<&Map<String, Value>>) -> Option<&str> {
 pub(crate) fn plan(rows: &[UiMessage], positions: Option<&[usize]>) -> RebuildPlan {
     let position = |i: usize| positions.and_then(|p| p.get(i)).copied().unwrap_or(i);
     let mut plan = RebuildPlan::default();
-    let calls = read_calls(rows, &task_call_copies(rows), &position, &mut plan);
+    let (calls, refusals) = read_calls(rows, &task_call_copies(rows), &position, &mut plan);
     let roots = link_runs(&calls);
-    build_chains(rows, &calls, &roots, &mut plan);
-    // stable: at one index a run's start comes before its settle
-    plan.events.sort_by_key(|timed| timed.at);
+    let clock = Clock::new(&calls, &refusals);
+    let chains = build_chains(rows, &calls, &roots, &clock, &mut plan);
+    plan.events = order_events(&calls, &chains, &refusals, &clock);
     plan.skips.sort_by_key(|skip| skip.index);
     plan
+}
+
+fn details_of(row: &UiMessage) -> Option<&Map<String, Value>> {
+    match &row.tool_result {
+        Some(Value::Object(result)) => result.get("details").and_then(Value::as_object),
+        _ => None,
+    }
+}
+
+/// Rule 8: a time the summary records under `key`.
+fn recorded_ms(details: Option<&Map<String, Value>>, key: &str) -> Option<f64> {
+    time_value_to_ms(details?.get(key)?)
+}
+
+fn created_ms(row: &UiMessage) -> Option<f64> {
+    row.created_at.as_deref().and_then(iso_to_ms)
 }
 
 /// Rule 1: each Task call's id with the row indices of its first and last copy, in
@@ -182,15 +247,16 @@ fn task_call_copies(rows: &[UiMessage]) -> Vec<(&str, usize, usize)> {
     copies
 }
 
-/// Rules 2–4 and 7: the calls that recorded a delegation, from their last copy. Skipped
-/// calls and `NO_HISTORY` refusals go to `plan`.
+/// Rules 2–4, 7 and 8: the calls that recorded a delegation, from their last copy, and
+/// the `NO_HISTORY` refusals. Skipped calls go to `plan`.
 fn read_calls(
     rows: &[UiMessage],
     copies: &[(&str, usize, usize)],
     position: &dyn Fn(usize) -> usize,
     plan: &mut RebuildPlan,
-) -> Vec<Call> {
+) -> (Vec<Call>, Vec<Refusal>) {
     let mut calls: Vec<Call> = Vec::new();
+    let mut refusals: Vec<Refusal> = Vec::new();
     let mut seen_delegations: HashSet<&str> = HashSet::new();
     for &(id, first_at, last_at) in copies {
         let Some(row) = rows.get(last_at) else {
@@ -205,20 +271,18 @@ fn read_calls(
             })
         };
         let args = row.tool_args_object();
-        let details = match &row.tool_result {
-            Some(Value::Object(result)) => result.get("details").and_then(Value::as_object),
-            _ => None,
-        };
+        let details = details_of(row);
         let Some(delegation_id) = str_at(details, "delegationId") else {
             if let (Some("NO_HISTORY"), Some(resume)) = (
                 recorded_error_code(details),
                 str_at(args.as_ref(), "resume"),
             ) {
-                plan.events.push(TimedEvent {
-                    at: last_index,
-                    event: Event::NoHistory {
-                        resume: resume.to_string(),
+                refusals.push(Refusal {
+                    stamp: Stamp {
+                        ms: created_ms(row),
+                        pos: last_index,
                     },
+                    resume: resume.to_string(),
                 });
             }
             skip(RebuildSkipReason::NoDelegationId);
@@ -250,9 +314,12 @@ fn read_calls(
             status: recorded_status(details, row),
             first_index,
             last_index,
+            started_ms: recorded_ms(details, "startedAt")
+                .or_else(|| rows.get(first_at).and_then(created_ms)),
+            completed_ms: recorded_ms(details, "completedAt"),
         });
     }
-    calls
+    (calls, refusals)
 }
 
 /// Rule 5: each call's root (the first run of its chain), following `resume` links with
@@ -302,14 +369,120 @@ fn link_runs(calls: &[Call]) -> Vec<Result<usize, RebuildSkipReason>> {
         .collect()
 }
 
-/// Rule 6: the chains, each run with its reads and whether it replays anything, and the
-/// start and settle events of every run. Dropped calls go to `plan.skips`.
+/// Rule 8's clock: the times rows recorded when they were written, by position.
+struct Clock {
+    /// `(position, latest time recorded at or before it)`, by position.
+    written: Vec<(usize, f64)>,
+}
+
+/// An event's place in time: `(ms, position)`, compared in that order.
+type Key = (f64, usize);
+
+fn key_cmp(left: &Key, right: &Key) -> std::cmp::Ordering {
+    left.0.total_cmp(&right.0).then(left.1.cmp(&right.1))
+}
+
+impl Clock {
+    /// Times written with their row: a start, a refusal, a settlement written as a later
+    /// copy (a settlement rewritten in place sits at its start's position, so its time
+    /// says nothing about the rows around it).
+    fn new(calls: &[Call], refusals: &[Refusal]) -> Clock {
+        let mut written: Vec<(usize, f64)> = Vec::new();
+        for call in calls {
+            if let Some(ms) = call.started_ms {
+                written.push((call.first_index, ms));
+            }
+            if let (Some(ms), true) = (call.completed_ms, call.last_index != call.first_index) {
+                written.push((call.last_index, ms));
+            }
+        }
+        written.extend(
+            refusals
+                .iter()
+                .filter_map(|refusal| Some((refusal.stamp.pos, refusal.stamp.ms?))),
+        );
+        written.sort_by_key(|&(pos, _)| pos);
+        let mut latest = f64::NEG_INFINITY;
+        for (_, ms) in written.iter_mut() {
+            latest = latest.max(*ms);
+            *ms = latest;
+        }
+        Clock { written }
+    }
+
+    /// The stamp's recorded time, else the latest time written at or before its position.
+    fn key(&self, stamp: Stamp) -> Key {
+        let ms = stamp.ms.unwrap_or_else(|| {
+            let upto = self.written.partition_point(|&(pos, _)| pos <= stamp.pos);
+            upto.checked_sub(1)
+                .and_then(|last| self.written.get(last))
+                .map_or(f64::NEG_INFINITY, |&(_, ms)| ms)
+        });
+        (ms, stamp.pos)
+    }
+}
+
+/// Rule 6: a chain's member calls in link order: each after the run it resumes, the
+/// runs ready to go in start order (rule 8). Kahn's algorithm over the resume tree.
+fn link_order(calls: &[Call], members: &[usize], clock: &Clock) -> Vec<usize> {
+    use std::cmp::Ordering;
+    use std::collections::BinaryHeap;
+
+    struct Ready(Key, usize);
+    impl PartialEq for Ready {
+        fn eq(&self, other: &Self) -> bool {
+            self.cmp(other) == Ordering::Equal
+        }
+    }
+    impl Eq for Ready {}
+    impl PartialOrd for Ready {
+        fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+            Some(self.cmp(other))
+        }
+    }
+    impl Ord for Ready {
+        // a max-heap: the earliest start first
+        fn cmp(&self, other: &Self) -> Ordering {
+            key_cmp(&other.0, &self.0).then(other.1.cmp(&self.1))
+        }
+    }
+
+    let member_of: HashMap<&str, usize> = members
+        .iter()
+        .filter_map(|&i| Some((calls.get(i)?.delegation_id.as_str(), i)))
+        .collect();
+    let mut children: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut ready: BinaryHeap<Ready> = BinaryHeap::new();
+    for &i in members {
+        let Some(call) = calls.get(i) else {
+            continue;
+        };
+        match call.resume.as_deref().and_then(|id| member_of.get(id)) {
+            Some(&parent) => children.entry(parent).or_default().push(i),
+            None => ready.push(Ready(clock.key(call.start()), i)),
+        }
+    }
+    let mut ordered = Vec::with_capacity(members.len());
+    while let Some(Ready(_, i)) = ready.pop() {
+        ordered.push(i);
+        for child in children.remove(&i).unwrap_or_default() {
+            if let Some(call) = calls.get(child) {
+                ready.push(Ready(clock.key(call.start()), child));
+            }
+        }
+    }
+    ordered
+}
+
+/// Rule 6: the chains, each run with its reads and whether it replays anything; returns
+/// each chain's member calls in link order. Dropped calls go to `plan.skips`.
 fn build_chains(
     rows: &[UiMessage],
     calls: &[Call],
     roots: &[Result<usize, RebuildSkipReason>],
+    clock: &Clock,
     plan: &mut RebuildPlan,
-) {
+) -> Vec<Vec<usize>> {
     // rows indexed once by the call that wrote them, so each run reads only its own
     let mut rows_by_call: HashMap<&str, Vec<UiMessage>> = HashMap::new();
     for row in rows {
@@ -338,17 +511,14 @@ fn build_chains(
             }),
         }
     }
+    let mut ordered_chains = Vec::with_capacity(members.len());
     for (root, member_calls) in members {
         let Some(root_call) = calls.get(root) else {
             continue;
         };
-        let chain = plan.chains.len();
+        let ordered = link_order(calls, &member_calls, clock);
         let mut runs = Vec::new();
-        for (run, call) in member_calls
-            .iter()
-            .filter_map(|&i| calls.get(i))
-            .enumerate()
-        {
+        for call in ordered.iter().filter_map(|&i| calls.get(i)) {
             let run_rows = select_chain_rows(
                 rows_by_call
                     .get(call.tool_call_id.as_str())
@@ -370,14 +540,6 @@ fn build_chains(
                 replays_anything: replays_anything(&run_rows, &root_call.task),
                 last_index: call.last_index,
             });
-            plan.events.push(TimedEvent {
-                at: call.first_index,
-                event: Event::Start { chain, run },
-            });
-            plan.events.push(TimedEvent {
-                at: call.last_index,
-                event: Event::Settle { chain, run },
-            });
         }
         plan.chains.push(RebuiltChain {
             key: root_call.delegation_id.clone(),
@@ -385,5 +547,68 @@ fn build_chains(
             brief: root_call.task.clone(),
             runs,
         });
+        ordered_chains.push(ordered);
     }
+    ordered_chains
+}
+
+/// Rule 8: every start, settle and refusal in the order it happened, ranked.
+fn order_events(
+    calls: &[Call],
+    chains: &[Vec<usize>],
+    refusals: &[Refusal],
+    clock: &Clock,
+) -> Vec<TimedEvent> {
+    // (key, group, sequence within the group, event); a chain's events are one group
+    let mut keyed: Vec<(Key, usize, usize, Event)> = Vec::new();
+    let mut last_settle: HashMap<&str, Key> = HashMap::new();
+    for (chain, members) in chains.iter().enumerate() {
+        let mut sequence: Vec<(Key, Event)> = Vec::with_capacity(2 * members.len());
+        for (run, call) in members.iter().filter_map(|&i| calls.get(i)).enumerate() {
+            sequence.push((clock.key(call.start()), Event::Start { chain, run }));
+            sequence.push((clock.key(call.settle()), Event::Settle { chain, run }));
+        }
+        // an event happened no later than the chain's next one
+        let mut next: Key = (f64::INFINITY, usize::MAX);
+        for (key, _) in sequence.iter_mut().rev() {
+            if key_cmp(key, &next).is_gt() {
+                *key = next;
+            }
+            next = *key;
+        }
+        if let Some((key, _)) = sequence.last() {
+            for call in members.iter().filter_map(|&i| calls.get(i)) {
+                last_settle.insert(call.delegation_id.as_str(), *key);
+            }
+        }
+        keyed.extend(
+            sequence
+                .into_iter()
+                .enumerate()
+                .map(|(seq, (key, event))| (key, chain, seq, event)),
+        );
+    }
+    for (seq, refusal) in refusals.iter().enumerate() {
+        // the refusal answered a settled chain: after its settlement
+        let mut key = clock.key(refusal.stamp);
+        if let Some(settled) = last_settle.get(refusal.resume.as_str()) {
+            if key_cmp(&key, settled).is_lt() {
+                key = (settled.0, settled.1.max(key.1));
+            }
+        }
+        keyed.push((
+            key,
+            usize::MAX,
+            seq,
+            Event::NoHistory {
+                resume: refusal.resume.clone(),
+            },
+        ));
+    }
+    keyed.sort_by(|a, b| key_cmp(&a.0, &b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    keyed
+        .into_iter()
+        .enumerate()
+        .map(|(at, (_, _, _, event))| TimedEvent { at, event })
+        .collect()
 }

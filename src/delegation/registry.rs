@@ -32,7 +32,8 @@
 //!
 //! Recency ("LRU", and the list's "newest activity first"): a counter bumped on every
 //! start (new or resumed) and every settle; a validation does not bump it. After a
-//! rebuild it is the transcript position of the Task row copy that started or settled.
+//! rebuild it is the rank of that start or settle in the order the rows say things
+//! happened ([`super::rebuild`] rule 8: `completedAt`, `startedAt`, else position).
 //!
 //! Whether a run left anything to replay is learnt from the rows given to `settle` or
 //! `validate_resume` (or the transcript, in a rebuild). Every method validates before

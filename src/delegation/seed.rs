@@ -9,18 +9,24 @@
 //! `overheadTokens` or derived from `systemPrompt` and `tools` exactly as the turn
 //! boundary's pi hook derives it ([`request_overhead_tokens`]), so the first request of
 //! a resumed run starts below `hardLimit`. "Fits" means messages + overhead is below
-//! `hardLimit` (ADR 0299 clause 3 compacts at or above it). Truncation, oldest first:
+//! `hardLimit` (ADR 0299 clause 3 compacts at or above it). Truncation keeps the host
+//! app's phases, each oldest first and each only while the seed does not fit:
 //! 1. strip an assistant's tool calls together with their results (the assistant stays,
 //!    as `stopReason:"stop"`, when text or thinking remain);
-//! 2. drop whole messages.
+//! 2. drop whole messages (an assistant takes its results along);
 //!
-//! The brief is never dropped, even when it alone is over. The seeded assistants'
+//! then, ADR 0299 clause 7's "the most recent turns are preserved" (host-contract §8's
+//! last seeding rule): newest first, every pair phase 1 stripped that is newer than all
+//! phase 2 dropped and fits again is put back where it was, so a seed ends with the most
+//! recent material the limit allows (an old long text no longer costs a recent read its
+//! place). The brief is never dropped, even when it alone is over. Linear time: a flag per
+//! message, one index of results by call id, no removal from the middle of a vector. The seeded assistants'
 //! `usage` is zeroed, truncated or not: it described an earlier request's context (another
 //! system prompt, no brief in front, maybe another model), and a stale usage could make
 //! the first turn boundary compact at once, against clause 7's "a resume starts below
 //! hardLimit".
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -71,7 +77,7 @@ pub struct SeedInput {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct SeedDropped {
-    /// Tool calls stripped with their results (phase 1), oldest first.
+    /// Tool calls stripped with their results (phase 1) and not put back, oldest first.
     pub tool_call_ids: Vec<String>,
     /// Whole messages dropped (phase 2).
     pub messages: u64,
@@ -160,8 +166,20 @@ fn overhead_of(input: &SeedInput) -> Result<u64> {
     }
 }
 
+/// A pair phase 1 stripped: the carrier as it was, and its results.
+struct Stripped {
+    carrier: usize,
+    original: Option<AgentMessage>,
+    original_size: u64,
+    results: Vec<usize>,
+    ids: Vec<String>,
+    restored: bool,
+}
+
 /// Truncate `messages` (the brief at index 0) so that their estimates plus `overhead`
-/// are below `hard_limit`.
+/// are below `hard_limit`: phase 1, phase 2, then the put-back (module docs). Linear in
+/// the messages (each one is stripped, dropped or put back at most once; the results of
+/// a call are found through one index built up front).
 pub fn truncate_seed(
     mut messages: Vec<AgentMessage>,
     hard_limit: u64,
@@ -172,85 +190,150 @@ pub fn truncate_seed(
     let before: u64 = sizes.iter().sum();
     let mut total = before;
     let mut dropped = SeedDropped::default();
-
-    // Phase 1: strip tool call/result pairs, oldest first.
-    let mut i = 1;
-    while total >= limit && i < messages.len() {
-        let ids: Vec<String> = match &messages[i] {
+    let mut alive = vec![true; messages.len()];
+    // every tool result's position, by its call id
+    let mut results_of: HashMap<String, Vec<usize>> = HashMap::new();
+    if total >= limit {
+        for (at, message) in messages.iter().enumerate() {
+            if let Some(result) = message.as_tool_result() {
+                results_of
+                    .entry(result.tool_call_id.clone())
+                    .or_default()
+                    .push(at);
+            }
+        }
+    }
+    let call_ids = |message: &AgentMessage| -> Vec<String> {
+        match message {
             AgentMessage::Assistant(assistant) => {
                 assistant.tool_calls().map(|call| call.id.clone()).collect()
             }
             _ => Vec::new(),
+        }
+    };
+
+    // Phase 1: strip tool call/result pairs, oldest first; the results of those calls go
+    // wherever they are after the carrier.
+    let mut stripped: Vec<Stripped> = Vec::new();
+    for at in 1..messages.len() {
+        if total < limit {
+            break;
+        }
+        let Some(message) = messages.get_mut(at) else {
+            break;
         };
+        let ids = call_ids(message);
         if ids.is_empty() {
-            i += 1;
             continue;
         }
-        let stripped: HashSet<&str> = ids.iter().map(String::as_str).collect();
+        let original = message.clone();
         let mut keep_carrier = false;
-        if let AgentMessage::Assistant(carrier) = &mut messages[i] {
+        if let AgentMessage::Assistant(carrier) = message {
             carrier
                 .content
                 .retain(|block| !matches!(block, ContentBlock::ToolCall(_)));
             carrier.stop_reason = Some("stop".into());
             keep_carrier = !carrier.content.is_empty();
         }
-        // Remove the results of those calls wherever they are (they follow the carrier).
-        let mut j = messages.len();
-        while j > i + 1 {
-            j -= 1;
-            if messages[j]
-                .as_tool_result()
-                .is_some_and(|result| stripped.contains(result.tool_call_id.as_str()))
-            {
-                total -= sizes[j];
-                messages.remove(j);
-                sizes.remove(j);
+        let original_size = sizes[at];
+        total -= original_size;
+        if keep_carrier {
+            sizes[at] = estimate_tokens(message);
+            total += sizes[at];
+        } else {
+            alive[at] = false;
+        }
+        let mut results = Vec::new();
+        for id in &ids {
+            for &j in results_of.get(id).map_or(&[][..], Vec::as_slice) {
+                if j > at && alive[j] {
+                    alive[j] = false;
+                    total -= sizes[j];
+                    results.push(j);
+                }
             }
         }
-        total -= sizes[i];
-        if keep_carrier {
-            sizes[i] = estimate_tokens(&messages[i]);
-            total += sizes[i];
-            i += 1;
-        } else {
-            messages.remove(i);
-            sizes.remove(i);
-        }
-        dropped.tool_call_ids.extend(ids);
+        stripped.push(Stripped {
+            carrier: at,
+            original: Some(original),
+            original_size,
+            results,
+            ids,
+            restored: false,
+        });
     }
 
     // Phase 2: drop whole messages oldest first, down to the brief. A dropped assistant
     // takes its results along, so no result is ever left without its call.
-    while total >= limit && messages.len() > 1 {
-        let ids: HashSet<String> = match &messages[1] {
-            AgentMessage::Assistant(assistant) => {
-                assistant.tool_calls().map(|call| call.id.clone()).collect()
-            }
-            _ => HashSet::new(),
-        };
-        total -= sizes[1];
-        messages.remove(1);
-        sizes.remove(1);
+    let mut cut = 0;
+    for at in 1..messages.len() {
+        if total < limit {
+            break;
+        }
+        if !alive[at] {
+            continue;
+        }
+        alive[at] = false;
+        total -= sizes[at];
         dropped.messages += 1;
-        if !ids.is_empty() {
-            let mut j = messages.len();
-            while j > 1 {
-                j -= 1;
-                if messages[j]
-                    .as_tool_result()
-                    .is_some_and(|result| ids.contains(&result.tool_call_id))
-                {
+        cut = at;
+        for id in messages.get(at).map(call_ids).unwrap_or_default() {
+            for &j in results_of.get(&id).map_or(&[][..], Vec::as_slice) {
+                if j > at && alive[j] {
+                    alive[j] = false;
                     total -= sizes[j];
-                    messages.remove(j);
-                    sizes.remove(j);
                     dropped.messages += 1;
                 }
             }
         }
     }
 
-    let truncated = total != before || !dropped.tool_call_ids.is_empty();
+    // Put back, newest first, every stripped pair newer than all that phase 2 dropped
+    // that still fits (host-contract §8; ADR 0299 §7: the most recent turns are kept).
+    for pair in stripped.iter_mut().rev() {
+        if pair.carrier <= cut {
+            break; // older pairs sit behind messages dropped whole
+        }
+        let now = if alive[pair.carrier] {
+            sizes[pair.carrier]
+        } else {
+            0
+        };
+        let results: u64 = pair.results.iter().map(|&j| sizes[j]).sum();
+        let grown = total - now + pair.original_size + results;
+        if grown >= limit {
+            continue;
+        }
+        if let (Some(original), Some(slot)) = (pair.original.take(), messages.get_mut(pair.carrier))
+        {
+            *slot = original;
+            sizes[pair.carrier] = pair.original_size;
+            alive[pair.carrier] = true;
+            for &j in &pair.results {
+                alive[j] = true;
+            }
+            total = grown;
+            pair.restored = true;
+        }
+    }
+    dropped.tool_call_ids = stripped
+        .into_iter()
+        .filter(|pair| !pair.restored)
+        .flat_map(|pair| pair.ids)
+        .collect();
+
+    let truncated = total != before || dropped.messages > 0 || !dropped.tool_call_ids.is_empty();
+    let mut kept_sizes = Vec::with_capacity(messages.len());
+    let mut messages: Vec<AgentMessage> = messages
+        .into_iter()
+        .zip(sizes)
+        .zip(alive)
+        .filter(|(_, alive)| *alive)
+        .map(|((message, size), _)| {
+            kept_sizes.push(size);
+            message
+        })
+        .collect();
     // A seed is a new context (the brief first, rows re-derived), truncated or not: the
     // recorded usage of an earlier request does not describe it.
     for message in messages.iter_mut() {
@@ -261,7 +344,7 @@ pub fn truncate_seed(
         }
     }
     dropped.tokens = before - total;
-    let brief_over_limit = sizes.first().is_some_and(|&brief| brief >= limit);
+    let brief_over_limit = kept_sizes.first().is_some_and(|&brief| brief >= limit);
     SeedResult {
         messages,
         tokens: total,

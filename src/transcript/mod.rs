@@ -7,7 +7,7 @@
 //! |---|---|
 //! | `UiMessage` rows, the row rules ([`RowHead`]), duplicate copies | [`rows`] |
 //! | tool and agent names, normalised | [`names`] |
-//! | `createdAt` → milliseconds | [`time`] |
+//! | `createdAt`, `startedAt`, `completedAt` → milliseconds | [`time`] |
 //! | rows → `AgentMessage[]` | [`to_messages`] |
 
 pub mod names;
@@ -22,7 +22,7 @@ pub use names::{
 pub use rows::{
     dedupe_rows, rows_from_value, CallIds, HeadField, RowFilter, RowHead, RowRole, UiMessage,
 };
-pub use time::iso_to_ms;
+pub use time::{iso_to_ms, time_value_to_ms};
 pub use to_messages::{
     is_failed_assistant_row, rows_to_messages, tool_result_blocks, zero_usage, ProviderBinding,
     INTERRUPTED_TOOL_RESULT, MISSING_TOOL_RESULT,

@@ -1,5 +1,10 @@
 //! Row timestamps (host-contract §6: `createdAt` is an ISO string) as the milliseconds
-//! JavaScript's `Date.parse` gives, for the `timestamp` of rebuilt messages.
+//! JavaScript's `Date.parse` gives, for the `timestamp` of rebuilt messages; and the
+//! settlement times a Task row's delegation summary records (`details.startedAt`,
+//! `details.completedAt`: an ISO string or epoch milliseconds), which order a rebuild
+//! (ADR 0279 clause 12, host-contract §8).
+
+use serde_json::Value;
 
 /// `createdAt` (ISO 8601) as milliseconds since the epoch, like `Date.parse`; `None`
 /// when absent or not understood. Accepts `YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|±HH:MM]`
@@ -77,9 +82,36 @@ pub fn iso_to_ms(s: &str) -> Option<f64> {
     Some(secs as f64 * 1000.0 + ms)
 }
 
+/// A recorded time as epoch milliseconds: an ISO-8601 string ([`iso_to_ms`]) or a finite
+/// number of milliseconds; `None` for anything else.
+pub fn time_value_to_ms(value: &Value) -> Option<f64> {
+    match value {
+        Value::String(text) => iso_to_ms(text),
+        Value::Number(number) => number.as_f64().filter(|ms| ms.is_finite()),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn recorded_times_are_iso_strings_or_epoch_milliseconds() {
+        use serde_json::json;
+        assert_eq!(
+            time_value_to_ms(&json!("2024-03-01T12:30:15.250Z")),
+            Some(1709296215250.0)
+        );
+        assert_eq!(
+            time_value_to_ms(&json!(1709296215250u64)),
+            Some(1709296215250.0)
+        );
+        assert_eq!(time_value_to_ms(&json!(12.5)), Some(12.5));
+        for bad in [json!("soon"), json!(null), json!(true), json!({})] {
+            assert_eq!(time_value_to_ms(&bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn iso_dates_parse_like_date_parse() {
