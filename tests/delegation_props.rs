@@ -984,11 +984,12 @@ proptest! {
     }
 }
 
-/// The harness itself: a long fixed sequence reaches every interesting state, however
-/// the host writes its rows.
+/// The harness itself: a long fixed sequence reaches every interesting state, with rows
+/// appended untimed and with timed rows rewritten in place and out of order (the two
+/// ends; the property runs all four ways).
 #[test]
 fn long_sequence_exercises_every_path() {
-    for writes in WRITES {
+    for writes in [Writes::Appended, Writes::OutOfOrder] {
         long_sequence(writes);
     }
 }

@@ -710,12 +710,29 @@ fn seed_scaling_measurement() {
             system_prompt: None,
             tools: None,
         };
-        let t = Instant::now();
+        // CPU time of this thread (Linux), as well as wall time: the machine is shared
+        let on_cpu = || {
+            std::fs::read_to_string("/proc/thread-self/schedstat")
+                .ok()
+                .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+                .map_or(f64::NAN, |ns| ns as f64 / 1e9)
+        };
+        let (t, cpu) = (Instant::now(), on_cpu());
         let seed = seed_delegate_messages(&input).unwrap();
-        let took = t.elapsed();
+        let (took, cpu) = (t.elapsed(), on_cpu() - cpu);
+        let full = seed_delegate_messages(&SeedInput {
+            hard_limit: 1e15,
+            ..input.clone()
+        })
+        .unwrap();
+        let (t2, cpu2) = (Instant::now(), on_cpu());
+        let again = delegate_context::delegation::seed::truncate_seed(full.messages, 100_000, 0);
+        let (took2, cpu2) = (t2.elapsed(), on_cpu() - cpu2);
+        assert_eq!(again.messages, seed.messages);
         eprintln!(
-            "seed of {messages} messages: {:.3} s ({} kept, {} pairs stripped, {} dropped whole)",
+            "seed of {messages} messages: {:.3} s wall, {cpu:.3} s CPU; truncation alone {:.3} s wall, {cpu2:.3} s CPU ({} kept, {} pairs stripped, {} dropped whole)",
             took.as_secs_f64(),
+            took2.as_secs_f64(),
             seed.messages.len(),
             seed.dropped.tool_call_ids.len(),
             seed.dropped.messages
