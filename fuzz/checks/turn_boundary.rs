@@ -585,12 +585,12 @@ fn drive(
     }
 }
 
-fn new_text(item: &Item, texts: &[String]) -> String {
+fn new_texts(item: &Item, texts: &[String]) -> Vec<String> {
     match item {
-        Item::Kept(i) => texts[*i].clone(),
-        Item::New(m) => {
-            json_stringify(&serde_json::to_value(m.as_ref()).expect("new message encodes"))
-        }
+        Item::Kept(run) => texts[run.clone()].to_vec(),
+        Item::New(m) => vec![json_stringify(
+            &serde_json::to_value(m.as_ref()).expect("new message encodes"),
+        )],
     }
 }
 
@@ -711,14 +711,17 @@ fn run(session: &Session) {
             TurnOutcomeKind::Compacted => 1,
             TurnOutcomeKind::Degraded => 2,
         });
-        let new_texts: Vec<String> = out.messages.iter().map(|m| new_text(m, &texts)).collect();
+        let new_texts: Vec<String> = out
+            .messages
+            .iter()
+            .flat_map(|m| new_texts(m, &texts))
+            .collect();
         let new_facts: Vec<MessageFacts> = new_texts.iter().map(|t| facts(t)).collect();
         check_outcome(&out, &a, &texts, &new_texts, &new_facts, &budget, overhead);
         assert_eq!(new_texts[0], brief, "the brief is first and verbatim");
 
         // apply the outcome to the handle as the binding does
-        let rewrote = out.messages.iter().any(|m| matches!(m, Item::New(_)))
-            || out.messages.len() != handle.len();
+        let rewrote = out.rewrites(handle.len());
         if rewrote {
             let nf = out.new_facts().expect("new facts");
             handle.rewrite(&out.messages, nf);
@@ -814,9 +817,9 @@ fn check_outcome(
     let kept: Vec<usize> = out
         .messages
         .iter()
-        .filter_map(|m| match m {
-            Item::Kept(i) => Some(*i),
-            Item::New(_) => None,
+        .flat_map(|m| match m {
+            Item::Kept(run) => run.clone(),
+            Item::New(_) => 0..0,
         })
         .collect();
     assert!(

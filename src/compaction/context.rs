@@ -5,7 +5,7 @@
 //! The context is `[brief, (compactionSummary), messages...]`: the task brief is the
 //! first message and stays verbatim through every rewrite. [`DelegateContext::push`]
 //! appends new messages; [`DelegateContext::rewrite`] applies a compaction or a degrade
-//! (kept messages by index, plus the few new ones). The one-shot functions build a
+//! (kept runs of messages by index range, plus the few new ones). The one-shot functions build a
 //! context from a whole message list and ask it once, so the handle and the one-shot
 //! calls are one code path.
 
@@ -14,21 +14,39 @@ use crate::facts::{MessageFacts, Role};
 use crate::message::AgentMessage;
 use crate::tokens::{usage_anchor, Anchor, ContextTokenEstimate};
 
-/// One message of a rewritten context: an input message by index, or a new one.
+/// One part of a rewritten context: a run of the context's messages before the rewrite,
+/// or one new message. A run is a range, so an unchanged context is one part whatever its
+/// length (a boundary that changes nothing costs nothing per message).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Item {
-    /// The message at this index of the context before the rewrite (the host's own object).
-    Kept(usize),
+    /// The messages at these indices of the context before the rewrite, in order (the
+    /// host's own objects).
+    Kept(std::ops::Range<usize>),
     /// A message the rewrite created (a summary, a degrade note).
     New(Box<AgentMessage>),
 }
 
+impl Item {
+    /// Number of messages in this part.
+    pub fn len(&self) -> usize {
+        match self {
+            Item::Kept(r) => r.len(),
+            Item::New(_) => 1,
+        }
+    }
+
+    /// Whether it holds no message (an empty run).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 impl serde::Serialize for Item {
-    /// A kept message as its index (the binding puts the caller's own object there), a
-    /// new one as the message.
+    /// A kept run as `[start, end]` (the binding puts the caller's own objects there), a
+    /// new message as the message.
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         match self {
-            Item::Kept(i) => s.serialize_u64(*i as u64),
+            Item::Kept(r) => (r.start as u64, r.end as u64).serialize(s),
             Item::New(m) => m.serialize(s),
         }
     }
@@ -99,12 +117,19 @@ impl DelegateContext {
         let mut new_facts = new_facts.into_iter();
         *self = DelegateContext::new();
         for item in items {
-            let f = match item {
-                Item::Kept(i) => old.get_mut(*i).and_then(Option::take),
-                Item::New(_) => new_facts.next(),
-            };
-            if let Some(f) = f {
-                self.push(f);
+            match item {
+                Item::Kept(run) => {
+                    for i in run.clone() {
+                        if let Some(f) = old.get_mut(i).and_then(Option::take) {
+                            self.push(f);
+                        }
+                    }
+                }
+                Item::New(_) => {
+                    if let Some(f) = new_facts.next() {
+                        self.push(f);
+                    }
+                }
             }
         }
     }

@@ -322,10 +322,8 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
         let message_tokens = message
             .facts("(degrade note)")
             .map_or(note_tokens, |f| f.tokens);
-        let mut messages = vec![Item::Kept(0), Item::New(Box::new(message))];
-        for u in &kept {
-            messages.extend(u.range.clone().map(Item::Kept));
-        }
+        let mut messages = vec![Item::Kept(0..1), Item::New(Box::new(message))];
+        messages.extend(kept.iter().map(|u| Item::Kept(u.range.clone())));
         let after = brief_tokens
             .saturating_add(message_tokens)
             .saturating_add(kept.iter().map(|u| u.tokens).sum::<u64>());

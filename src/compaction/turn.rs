@@ -164,7 +164,9 @@ pub struct SummaryAnswer {
 pub struct DelegateTurnOutcome {
     pub outcome: TurnOutcomeKind,
     /// The context for the next request: every message kept from the input is the
-    /// caller's own object (nothing copied), the summary or degrade note is new.
+    /// caller's own object (nothing copied), the summary or degrade note is new. Held as
+    /// runs of kept messages (an unchanged context is one run, whatever its length); the
+    /// binding hands back the messages themselves.
     #[tsify(type = "AgentMessage[]")]
     pub messages: Vec<Item>,
     pub tokens_before: u64,
@@ -201,7 +203,7 @@ impl DelegateTurnOutcome {
     ) -> Self {
         DelegateTurnOutcome {
             outcome: TurnOutcomeKind::Unchanged,
-            messages: (0..len).map(Item::Kept).collect(),
+            messages: vec![Item::Kept(0..len)],
             tokens_before,
             tokens_after,
             hard_limit,
@@ -219,13 +221,32 @@ impl DelegateTurnOutcome {
 
     /// The next context as messages, given the input the indices refer to.
     pub fn materialize(&self, input: &[AgentMessage]) -> Vec<AgentMessage> {
-        self.messages
-            .iter()
-            .filter_map(|item| match item {
-                Item::Kept(i) => input.get(*i).cloned(),
-                Item::New(m) => Some(m.as_ref().clone()),
-            })
-            .collect()
+        let mut out = Vec::with_capacity(self.len());
+        for item in &self.messages {
+            match item {
+                Item::Kept(run) => {
+                    out.extend(input.get(run.clone()).into_iter().flatten().cloned())
+                }
+                Item::New(m) => out.push(m.as_ref().clone()),
+            }
+        }
+        out
+    }
+
+    /// Number of messages of the next context.
+    pub fn len(&self) -> usize {
+        self.messages.iter().map(Item::len).sum()
+    }
+
+    /// Whether the next context has no message (never for a valid context: the brief stays).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the next context differs from the `len` messages the step was decided over
+    /// (a new message, or some dropped): a handle applies it with [`DelegateContext::rewrite`].
+    pub fn rewrites(&self, len: usize) -> bool {
+        self.messages.iter().any(|m| matches!(m, Item::New(_))) || self.len() != len
     }
 
     /// The new messages' facts, in order (to [`DelegateContext::rewrite`] a handle).
@@ -538,10 +559,11 @@ pub fn compose_compacted(
     let skipped = plan
         .previous_summary_index
         .map_or(0, |i| i.saturating_sub(1));
-    let mut messages = Vec::with_capacity(retained.len() + 2);
-    messages.push(Item::Kept(0));
-    messages.push(Item::New(Box::new(message)));
-    messages.extend(retained.map(Item::Kept));
+    let messages = vec![
+        Item::Kept(0..1),
+        Item::New(Box::new(message)),
+        Item::Kept(retained),
+    ];
     Ok(DelegateTurnOutcome {
         outcome: TurnOutcomeKind::Compacted,
         messages,

@@ -16,6 +16,14 @@ use crate::compaction::prepare::CompactionPreparation;
 use crate::compaction::turn::DelegateTurnOutcome;
 use crate::error::Error;
 
+#[wasm_bindgen(inline_js = r#"
+export function dc_push_run(out, refs, start, end) { for (let i = start; i < end; i++) out.push(refs[i]); }
+"#)]
+extern "C" {
+    /// Append `refs[start..end]` to `out` (both our own arrays: nothing here can throw).
+    fn dc_push_run(out: &Array, refs: &Array, start: u32, end: u32);
+}
+
 /// A delegate's context: the core's facts plus the host's message objects, in order.
 pub struct HostContext {
     core: CoreContext,
@@ -112,19 +120,18 @@ impl HostContext {
         self.refs.slice(0, self.refs.length())
     }
 
-    /// `items` as a new array: kept messages are the host's objects, new ones `new_values`.
+    /// `items` as a new array: kept runs are the host's objects, new messages `new_values`.
     fn items_array(&self, items: &[Item], new_values: &Array) -> Array {
-        let out = Array::new_with_length(items.len() as u32);
+        let out = Array::new();
         let mut next_new = 0;
-        for (k, item) in items.iter().enumerate() {
-            let v = match item {
-                Item::Kept(i) => self.refs.get(*i as u32),
+        for item in items {
+            match item {
+                Item::Kept(run) => dc_push_run(&out, &self.refs, run.start as u32, run.end as u32),
                 Item::New(_) => {
+                    out.push(&new_values.get(next_new));
                     next_new += 1;
-                    new_values.get(next_new - 1)
                 }
-            };
-            out.set(k as u32, v);
+            }
         }
         out
     }
@@ -134,13 +141,11 @@ impl HostContext {
     pub fn apply(&mut self, out: &DelegateTurnOutcome) -> Result<JsValue, JsValue> {
         let js = to_js(out)?;
         let encoded: Array = Reflect::get(&js, &JsValue::from_str("messages"))?.unchecked_into();
-        // the serialized new messages, in order (kept ones were serialized as their index)
-        let new_values: Array = encoded.iter().filter(|v| v.as_f64().is_none()).collect();
+        // the serialized new messages, in order (kept runs were serialized as [start, end])
+        let new_values: Array = encoded.iter().filter(|v| !Array::is_array(v)).collect();
         let messages = self.items_array(&out.messages, &new_values);
         Reflect::set(&js, &JsValue::from_str("messages"), &messages)?;
-        if out.messages.iter().any(|m| matches!(m, Item::New(_)))
-            || out.messages.len() != self.len()
-        {
+        if out.rewrites(self.len()) {
             let new_facts = throw(out.new_facts())?;
             self.core.rewrite(&out.messages, new_facts);
             self.refs = messages.slice(0, messages.length());
