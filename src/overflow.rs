@@ -546,7 +546,8 @@ mod tests {
         assert!(!o("stop", u(8000.0, 10.0, 192.0), Some(8192.0)));
         assert!(!o("stop", u(9000.0, 10.0, 0.0), None));
         assert!(!o("stop", u(9000.0, 10.0, 0.0), Some(0.0)));
-        assert!(o("length", u(8110.0, 0.0, 0.0), Some(8192.0)));
+        assert!(o("length", u(8111.0, 0.0, 0.0), Some(8192.0))); // 99% of 8192 is 8110.08
+        assert!(!o("length", u(8110.0, 0.0, 0.0), Some(8192.0)));
         assert!(!o("length", u(8100.0, 0.0, 0.0), Some(8192.0)));
         assert!(!o("length", u(8192.0, 1.0, 0.0), Some(8192.0)));
         assert!(!o("toolUse", u(9000.0, 0.0, 0.0), Some(8192.0)));
