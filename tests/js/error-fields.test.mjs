@@ -112,10 +112,9 @@ test("isDelegateContextError is a guard for this library's errors only", () => {
   const e = thrown(() => dc.contextBudget({ contextWindow: "x" }));
   assert.equal(dc.isDelegateContextError(e), true);
   const lookalike = Object.assign(new Error("x"), { name: "DelegateContextError", code: "NOT_A_CODE" });
-  for (const x of [new Error("x"), lookalike, { name: "DelegateContextError", code: "INVALID_INPUT" }, null, undefined, "INVALID_INPUT", 5,
-    new Proxy({}, { get() { throw new Error("getter"); } })]) {
-    assert.equal(dc.isDelegateContextError(x), false, String(x?.code ?? x));
-  }
+  const others = { error: new Error("x"), lookalike, plain: { name: "DelegateContextError", code: "INVALID_INPUT" }, null: null, undefined,
+    string: "INVALID_INPUT", number: 5, throwingGetters: new Proxy(new Error("x"), { get() { throw new Error("getter"); } }) };
+  for (const [what, x] of Object.entries(others)) assert.equal(dc.isDelegateContextError(x), false, what);
   const copy = Object.assign(new Error(e.message), { name: "DelegateContextError", code: e.code });
   assert.equal(dc.isDelegateContextError(copy), true, "an Error rebuilt with a known code (e.g. across a worker) counts");
 });

@@ -7,13 +7,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, resolve } from "node:path";
-import { dc } from "./helpers.mjs";
+import { resolve } from "node:path";
+import { dc, root } from "./helpers.mjs";
 
-const require = createRequire(import.meta.url);
 const pi = await import("@earendil-works/pi-ai");
-const piRoot = dirname(require.resolve("@earendil-works/pi-ai/package.json"));
+const piRoot = resolve(root, "node_modules/@earendil-works/pi-ai");
 
 const GUIDANCE = (model) =>
   `The delegated task does not fit in the context window of model "${model}", even after compaction and history reduction. Narrow the task, delegate to a model with a larger context window, or make the delegate read less at once.`;

@@ -5,12 +5,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, resolve } from "node:path";
-import { dc } from "./helpers.mjs";
+import { resolve } from "node:path";
+import { dc, root } from "./helpers.mjs";
 
-const require = createRequire(import.meta.url);
-const dir = (p) => dirname(require.resolve(`${p}/package.json`));
+const dir = (p) => resolve(root, "node_modules", p);
 
 /** `{ interfaceName: [required field, ...] }` of a declaration file. */
 function requiredFields(file, names) {
@@ -79,7 +77,7 @@ function session(turns) {
   const ms = [{ role: "user", content: "BRIEF: read the files", timestamp: 1 }];
   for (let i = 0; i < turns; i++) {
     ms.push({ role: "assistant", content: [{ type: "toolCall", id: `c${i}`, name: "read", arguments: { path: `f${i}` } }], ...base, stopReason: "toolUse", timestamp: 2 + i });
-    ms.push({ role: "toolResult", toolCallId: `c${i}`, toolName: "read", content: [{ type: "text", text: `line\n`.repeat(300) }], isError: false, timestamp: 2 + i });
+    ms.push({ role: "toolResult", toolCallId: `c${i}`, toolName: "read", content: [{ type: "text", text: `line\n`.repeat(600) }], isError: false, timestamp: 2 + i });
   }
   return ms;
 }
