@@ -226,7 +226,8 @@ function contextMessage(entry) {
 
 /** "1 message", "2 messages" (numbers en-US). */
 export function plural(n, noun) {
-  return `${n.toLocaleString("en-US")} ${noun}${n === 1 ? "" : "s"}`;
+  const many = /[^aeiou]y$/.test(noun) ? `${noun.slice(0, -1)}ies` : `${noun}s`;
+  return `${n.toLocaleString("en-US")} ${n === 1 ? noun : many}`;
 }
 
 /** "a user", "an assistant". */

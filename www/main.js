@@ -28,6 +28,7 @@ const state = {
   asking: false, // the window prompt is open: nothing budget-dependent is shown until it is answered
   fileModelId: undefined, // the model id the file names (used as modelId when no preset matches)
   replay: null, // the last replaySession(...) result
+  refreshes: 0, // bumps on every refresh: a stale replay does not run
 };
 
 // ---- errors ------------------------------------------------------------------------
@@ -42,8 +43,8 @@ function describe(e) {
     // a pi session's message is named by its line; an array's by its index in the file
     const where = line ? ` at line ${line} of ${state.file.name} (${path})` : path ? ` at ${path}` : "";
     // the library's message starts with "invalid input at <path>: ": said once, above
-    const prefix = `invalid input at ${e.path}: `;
-    const message = typeof e.path === "string" && e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
+    // (the page may have made its path absolute: messages[3].content for message.content)
+    const message = String(e.message).replace(/^invalid input at \S+: /, "");
     return { code: e.code, path, libraryPath: e.path, line, text: `${e.code}${where}: ${message}` };
   }
   return { code: e?.name ?? "Error", text: `${e?.name ?? "Error"}: ${e?.message ?? String(e)}` };
@@ -250,7 +251,7 @@ async function openText(text, name) {
     setContext();
     await nextFrame();
     if (gen !== state.gen) return;
-    refresh();
+    await refresh();
   } catch (e) {
     if (gen !== state.gen) return;
     $("context").hidden = true;
@@ -301,11 +302,30 @@ function setContext() {
 }
 
 /** Everything that depends on the budget: the seed, the cut, the next boundary. */
-function refresh() {
+/**
+ * Everything that depends on the budget. The verdict is drawn at once; the replay of
+ * the whole session runs in the next frame (a newer refresh supersedes it), so a
+ * change of model shows its verdict before the timeline is redrawn.
+ */
+async function refresh() {
+  const gen = ++state.refreshes;
   try {
-    analyse();
+    const replay = analyse();
+    if (!replay) return;
+    $("timeline-summary").dataset.pending = "true";
+    await nextFrame();
+    if (gen !== state.refreshes) return;
+    try {
+      replay();
+    } catch (e) {
+      $("timeline").hidden = true;
+      setError("file", e);
+    }
   } finally {
-    document.body.dataset.analyses = String(++state.analyses); // tests wait on it
+    if (gen === state.refreshes) {
+      delete $("timeline-summary").dataset.pending;
+      document.body.dataset.analyses = String(++state.analyses); // tests wait on it
+    }
   }
 }
 
@@ -329,8 +349,11 @@ function analyse() {
     state.analysis = a;
     renderContext(a, budget);
     const whole = state.context.whole ?? state.context;
-    state.replay = replaySession(dc, whole.messages, { budget, modelId, summaryTokens: summaryTokens() });
-    renderTimeline(state.replay, budget, whole);
+    const placeholder = summaryTokens();
+    return () => {
+      state.replay = replaySession(dc, whole.messages, { budget, modelId, summaryTokens: placeholder });
+      renderTimeline(state.replay, budget, whole);
+    };
   } catch (e) {
     $("context").hidden = true;
     $("timeline").hidden = true;

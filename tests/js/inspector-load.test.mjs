@@ -228,12 +228,12 @@ test("the real before-compaction session: pi's context after its last compaction
 });
 
 test("replaySession (the page's replay) equals a replay through the one-shot functions", (t) => {
-  // a generated delegate: a brief and 80 tool turns of ~1,000 tokens
+  // a generated delegate: a brief and 80 tool turns of ~1,000 tokens, one of 6,000 (over small-8k's hardLimit)
   const messages = [user("Brief: read every file under src/.")];
   for (let i = 0; i < 80; i++) {
     messages.push({ role: "assistant", content: [{ type: "toolCall", id: `c${i}`, name: "read", arguments: { path: `src/f${i}.ts` } }], stopReason: "toolUse", timestamp: 2,
       usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } } });
-    messages.push({ role: "toolResult", toolCallId: `c${i}`, toolName: "read", content: [{ type: "text", text: "x".repeat(4000 + 37 * i) }], isError: false, timestamp: 3 });
+    messages.push({ role: "toolResult", toolCallId: `c${i}`, toolName: "read", content: [{ type: "text", text: "x".repeat(i === 50 ? 24000 : 4000 + 37 * i) }], isError: false, timestamp: 3 });
   }
   messages.push(assistant("done"));
   assert.deepEqual(boundaries(messages).slice(0, 3), [3, 5, 7]);
