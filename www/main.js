@@ -227,7 +227,7 @@ async function openText(text, name) {
   try {
     const parsed = parseTranscript(text, name);
     state.file = { name, parsed };
-    const count = parsed.kind === "rows" ? plural(parsed.rows.length, "row") : parsed.whole ? `${plural(parsed.whole.messages.length, "message")}, ${plural(parsed.messages.length - (parsed.syntheticBrief ? 1 : 0), "message")} in pi's context` : plural(parsed.messages.length - (parsed.syntheticBrief ? 1 : 0), "message");
+    const count = parsed.kind === "rows" ? plural(parsed.rows.length, "row") : parsed.compaction ? `${plural(parsed.whole.messages.length, "message")}, ${plural(parsed.messages.length - (parsed.syntheticBrief ? 1 : 0), "message")} in pi's context (the summary and the messages kept after it)` : plural(parsed.messages.length - (parsed.syntheticBrief ? 1 : 0), "message");
     $("source").textContent = `${name}: ${parsed.format}, ${count} (${fmt(text.length)} characters)`;
     const notices = [...parsed.notices];
     let suggested = parsed.modelId;
@@ -336,6 +336,7 @@ function analyse() {
   if (!budget || !state.file || state.errors.file || state.asking) {
     $("context").hidden = true;
     $("timeline").hidden = true;
+    if (state.asking) $("seed").replaceChildren(el("p", {}, "The seed waits for the model's window and output tokens."));
     return;
   }
   const { modelId, binding } = currentModel();
@@ -379,7 +380,7 @@ function renderDelegations(parent) {
         el("td", { dataset: { field: "runs" } }, c.runs.map((r) => el("div", { dataset: { run: r.delegationId, status: r.status ?? "", code: r.code ?? "", degraded: r.degraded === null ? "" : String(r.degraded), compactions: r.compactions ?? "" } },
           el("code", {}, r.delegationId), " ", runEndText(r), `, ${plural(r.rows, "row")}`))),
         el("td", { dataset: { field: "status" } }, c.status ?? "none recorded"),
-        el("td", { dataset: { field: "reads" } }, `${fmt(c.reads.files.length)} files, ${fmt(c.reads.lines)} lines`,
+        el("td", { dataset: { field: "reads" } }, `${plural(c.reads.files.length, "file")}, ${plural(c.reads.lines, "line")}`,
           el("br"), el("small", {}, c.reads.files.slice(0, 3).join(", ") + (c.reads.files.length > 3 ? ", …" : ""))),
         el("td", { dataset: { field: "resumable", code: c.whyNot?.code ?? "" } },
           c.whyNot ? [el("span", { class: "no" }, c.whyNot.code), el("br"), el("small", {}, c.whyNot.message)] : el("span", { class: "yes" }, "resumable")),
