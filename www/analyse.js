@@ -16,6 +16,13 @@ export function placeholderSummary(kind, tokens) {
   return head + "x".repeat(chars - head.length);
 }
 
+/** An assistant message without its provider usage (other messages as they are). */
+export function withoutUsage(m) {
+  if (m === null || typeof m !== "object" || m.role !== "assistant" || !("usage" in m)) return m;
+  const { usage, ...rest } = m;
+  return rest;
+}
+
 /**
  * Per-message `estimateTokens` (a Float64Array, same order). A malformed message
  * throws the library's error with its path made absolute (`message.content` →
@@ -72,6 +79,7 @@ export function analyseContext(dc, { messages, tokens, budget, modelId, summaryT
   // The next turn boundary: plan, then the outcome with placeholder summaries.
   const input = { messages, budget, modelId };
   const plan = timed("prepareDelegateTurn", () => dc.prepareDelegateTurn(input));
+  const figures = compareFigures(dc, { messages, sum, estimate, plan, budget, modelId });
   let answer;
   if (plan.action === "summarize") {
     answer = {};
@@ -117,7 +125,31 @@ export function analyseContext(dc, { messages, tokens, budget, modelId, summaryT
   }
   const counts = {};
   for (const r of regions) counts[r] = (counts[r] ?? 0) + 1;
-  return { n, sum, estimate, compaction, cut, plan, answer, outcome: outcome && strip(outcome), failure, regions, counts, after, times };
+  return { n, sum, estimate, figures, compaction, cut, plan, answer, outcome: outcome && strip(outcome), failure, regions, counts, after, times };
+}
+
+/**
+ * The provider-usage figure and the chars/4 estimate side by side: `usage` (pi's
+ * `estimateContextTokens`: the last trusted usage plus the estimates after it, or null
+ * without usage), `estimate` (every message's chars/4), which one the boundary's
+ * `plan.tokens` is (`decidedBy` "usage" | "estimate"), whether they `disagree` (one is
+ * over 1.25 times the other, or they fall on two sides of the threshold), and then the
+ * action the package takes on the estimate alone (`byEstimate`, usage removed).
+ */
+export function compareFigures(dc, { messages, sum, estimate, plan, budget, modelId }) {
+  const hasUsage = estimate.lastUsageIndex !== undefined && estimate.lastUsageIndex !== null;
+  const usage = hasUsage ? estimate.tokens : null;
+  const decidedBy = hasUsage && plan.tokens !== sum ? "usage" : "estimate";
+  const decided = plan.tokens;
+  const other = decidedBy === "usage" ? sum : usage;
+  let disagree = false;
+  if (other !== null) {
+    const [lo, hi] = [Math.min(decided, other), Math.max(decided, other)];
+    disagree = hi > 1.25 * lo || (decided >= plan.threshold) !== (other >= plan.threshold);
+  }
+  let byEstimate = null;
+  if (disagree && decidedBy === "usage") byEstimate = dc.prepareDelegateTurn({ messages: messages.map(withoutUsage), budget, modelId }).action;
+  return { usage, usageTokens: hasUsage ? estimate.usageTokens : null, usageIndex: hasUsage ? estimate.lastUsageIndex : null, trailing: hasUsage ? estimate.trailingTokens : null, estimate: sum, decidedBy, decided, disagree, byEstimate };
 }
 
 // The outcome without its messages array (the page keeps only numbers).
@@ -158,11 +190,28 @@ export function analyseDelegations(dc, rows) {
       status: t.status ?? null,
       task: t.task,
       rows: t.rows.length,
+      ...runEnd(lastTaskRow.get(t.toolCallId)),
     }));
     const latestRow = lastTaskRow.get(chain.toolCallIds[chain.toolCallIds.length - 1]);
     chains.push({ ...chain, whyNot, runs, modelId: latestRow?.toolResult?.details?.modelId });
   }
   return { registry, prompt, skips, chains };
+}
+
+/**
+ * How a run ended, as its settled Task row records it (host-contract §6 details):
+ * `code` (`errorCode`, or `error.code`, or a string `error`), `degraded`
+ * (`contextDegraded`), `compactions` (`contextCompactions`); null where the row says nothing.
+ */
+export function runEnd(row) {
+  const d = row?.toolResult?.details;
+  if (!d || typeof d !== "object") return { code: null, degraded: null, compactions: null };
+  const code = typeof d.errorCode === "string" ? d.errorCode : typeof d.error?.code === "string" ? d.error.code : typeof d.error === "string" ? d.error : null;
+  return {
+    code,
+    degraded: typeof d.contextDegraded === "boolean" ? d.contextDegraded : null,
+    compactions: typeof d.contextCompactions === "number" ? d.contextCompactions : null,
+  };
 }
 
 /** The parent's context (`buildParentContext`): it validates every row, with paths. */

@@ -61,8 +61,10 @@ export function parseTranscript(text, name = "file") {
 function fromObject(obj, name) {
   const notices = [];
   const modelId = typeof obj.model?.modelId === "string" ? obj.model.modelId : typeof obj.model === "string" ? obj.model : undefined;
-  if (Array.isArray(obj.rows)) return { kind: "rows", format: "JSON object with rows", rows: obj.rows, modelId, notices };
-  if (Array.isArray(obj.messages)) return withBrief({ kind: "messages", format: "JSON object with messages", messages: obj.messages, modelId, notices });
+  const model = recordedModel(obj);
+  const provider = typeof obj.model?.providerId === "string" ? obj.model.providerId : typeof obj.model?.provider === "string" ? obj.model.provider : undefined;
+  if (Array.isArray(obj.rows)) return { kind: "rows", format: "JSON object with rows", rows: obj.rows, modelId, provider, model, notices };
+  if (Array.isArray(obj.messages)) return withBrief({ kind: "messages", format: "JSON object with messages", messages: obj.messages, modelId, provider, model, notices });
   throw new TranscriptError(`${name}: a JSON object without a "rows" or "messages" array (keys: ${Object.keys(obj).slice(0, 8).join(", ") || "none"})`);
 }
 
@@ -82,10 +84,10 @@ function fromArray(arr, name) {
 }
 
 function fromJsonl(text, name) {
-  const messages = [];
-  const lines = [];
-  const ignored = {};
+  const entries = []; // every parsed entry (the header too), with its file line
   let modelId;
+  let provider;
+  let model;
   let lineNo = 0;
   for (const raw of text.split("\n")) {
     lineNo++;
@@ -104,27 +106,132 @@ function fromJsonl(text, name) {
     if (entry === null || typeof entry !== "object" || Array.isArray(entry)) {
       throw new TranscriptError(`${name}: line ${lineNo} is not a JSON object (a pi session has one entry object per line)`, { line: lineNo });
     }
-    if (entry.type === "session" && typeof entry.modelId === "string") modelId = entry.modelId;
-    if (entry.type === "model_change" && typeof entry.modelId === "string") modelId = entry.modelId;
-    if (entry.type === "message") {
-      if (entry.message === null || typeof entry.message !== "object" || Array.isArray(entry.message)) {
-        throw new TranscriptError(`${name}: line ${lineNo}: a "message" entry without a message object`, { line: lineNo, path: "message" });
-      }
-      messages.push(entry.message);
-      lines.push(lineNo);
-    } else {
+    if ((entry.type === "session" || entry.type === "model_change") && typeof entry.modelId === "string") {
+      modelId = entry.modelId;
+      provider = typeof entry.provider === "string" ? entry.provider : undefined;
+      model = recordedModel(entry) ?? (entry.type === "model_change" ? undefined : model);
+    }
+    if (entry.type === "message" && (entry.message === null || typeof entry.message !== "object" || Array.isArray(entry.message))) {
+      throw new TranscriptError(`${name}: line ${lineNo}: a "message" entry without a message object`, { line: lineNo, path: "message" });
+    }
+    entries.push({ entry, line: lineNo });
+  }
+  const path = sessionPath(entries);
+  const whole = { messages: [], lines: [] };
+  const ignored = {};
+  for (const { entry, line } of path) {
+    const m = contextMessage(entry);
+    if (m && entry.type === "message") {
+      whole.messages.push(m);
+      whole.lines.push(line);
+    } else if (!m || entry.type === "compaction") {
       const t = typeof entry.type === "string" ? entry.type : "(no type)";
-      ignored[t] = (ignored[t] ?? 0) + 1;
+      if (t !== "session" && t !== "compaction") ignored[t] = (ignored[t] ?? 0) + 1;
     }
   }
-  if (messages.length === 0) throw new TranscriptError(`${name}: no "message" entries: not a pi session with messages`);
+  if (whole.messages.length === 0) throw new TranscriptError(`${name}: no "message" entries: not a pi session with messages`);
   const notices = [];
-  const other = Object.entries(ignored).filter(([t]) => t !== "session");
+  const other = Object.entries(ignored);
   if (other.length) {
-    notices.push(`Entries other than messages are not part of the context and were skipped: ${other.map(([t, n]) => `${n} ${t}`).join(", ")}.`);
+    notices.push(`Entries that are not messages are not part of the context and were skipped: ${other.map(([t, n]) => `${n} ${t}`).join(", ")}.`);
   }
-  return withBrief({ kind: "pi-session", format: "pi session (JSON Lines)", messages, lines, modelId, notices });
+  // pi's context: after the session's last compaction, its summary first, then the
+  // entries from the compaction's first kept entry on (the compaction entry skipped).
+  const messages = [];
+  const lines = [];
+  let compaction;
+  const last = path.findLastIndex(({ entry }) => entry.type === "compaction");
+  let from = 0;
+  if (last >= 0) {
+    const c = path[last];
+    from = keptFrom(entries, path, last);
+    const count = path.filter(({ entry }) => entry.type === "compaction").length;
+    messages.push(contextMessage(c.entry));
+    lines.push(c.line);
+    const keptLine = path[from]?.line;
+    const before = path.slice(0, from).filter(({ entry }) => entry.type === "message").length;
+    compaction = { line: c.line, keptFromLine: keptLine, summarized: before, count, tokensBefore: c.entry.tokensBefore };
+    notices.push(
+      `pi builds this session's context from its last compaction (line ${c.line}${count > 1 ? `, the last of ${count}` : ""}): ` +
+        `its summary first, then the messages from line ${keptLine ?? c.line + 1} on; ${plural(before, "earlier message")} are in the summary. ` +
+        `The timeline replays all ${plural(whole.messages.length, "message")} from the start.`,
+    );
+  }
+  for (let i = from; i < path.length; i++) {
+    if (i === last) continue;
+    const { entry, line } = path[i];
+    if (entry.type === "compaction") continue;
+    const m = contextMessage(entry);
+    if (m) {
+      messages.push(m);
+      lines.push(line);
+    }
+  }
+  const result = withBrief({ kind: "pi-session", format: "pi session (JSON Lines)", messages, lines, modelId, provider, model, notices, compaction });
+  result.whole = withBrief({ messages: whole.messages, lines: whole.lines, notices: [] });
+  return result;
 }
+
+/** A window (and output cap) the entry records: `contextWindow`, `maxTokens` (or under `model`). */
+function recordedModel(obj) {
+  const src = obj && typeof obj.model === "object" && obj.model !== null ? obj.model : obj;
+  const w = src?.contextWindow;
+  if (typeof w !== "number" || !(w > 0)) return undefined;
+  const out = src.maxTokens ?? src.maxOutputTokens;
+  return { contextWindow: w, maxTokens: typeof out === "number" && out > 0 ? out : undefined };
+}
+
+// The entries pi reads, in order: with ids and parentIds (session v2+), the branch from
+// the last entry back to the root; otherwise the file's order.
+function sessionPath(entries) {
+  const body = entries.filter(({ entry }) => entry.type !== "session");
+  if (!body.some(({ entry }) => typeof entry.id === "string" && "parentId" in entry)) return entries;
+  const byId = new Map(body.filter(({ entry }) => typeof entry.id === "string").map((e) => [e.entry.id, e]));
+  const path = [];
+  const seen = new Set();
+  for (let e = body[body.length - 1]; e && !seen.has(e); e = byId.get(e.entry.parentId)) {
+    seen.add(e);
+    path.push(e);
+  }
+  return path.reverse();
+}
+
+// Position in `path` of the compaction at `at`'s first kept entry: `firstKeptEntryId`
+// (v2+), or `firstKeptEntryIndex` (v1: an index into the file's entries, header
+// included); the entry after the compaction when neither is found.
+function keptFrom(entries, path, at) {
+  const c = path[at].entry;
+  let target;
+  if (typeof c.firstKeptEntryId === "string") target = path.findIndex(({ entry }) => entry.id === c.firstKeptEntryId);
+  else if (Number.isInteger(c.firstKeptEntryIndex)) target = path.indexOf(entries[c.firstKeptEntryIndex]);
+  return target >= 0 && target < at ? target : at + 1;
+}
+
+// The message an entry contributes to pi's context, or undefined.
+function contextMessage(entry) {
+  const ts = typeof entry.timestamp === "string" ? Date.parse(entry.timestamp) || 0 : typeof entry.timestamp === "number" ? entry.timestamp : 0;
+  switch (entry.type) {
+    case "message":
+      return entry.message;
+    case "compaction":
+      return { role: "compactionSummary", summary: String(entry.summary ?? ""), tokensBefore: Number(entry.tokensBefore) || 0, timestamp: ts };
+    case "branch_summary":
+      return { role: "branchSummary", summary: String(entry.summary ?? ""), fromId: String(entry.fromId ?? ""), timestamp: ts };
+    case "custom_message":
+      return { role: "custom", customType: String(entry.customType ?? ""), content: entry.content ?? "", display: entry.display !== false, timestamp: ts };
+    default:
+      return undefined;
+  }
+}
+
+/** "1 message", "2 messages" (numbers en-US). */
+export function plural(n, noun) {
+  const many = /[^aeiou]y$/.test(noun) ? `${noun.slice(0, -1)}ies` : `${noun}s`;
+  return `${n.toLocaleString("en-US")} ${n === 1 ? noun : many}`;
+}
+
+/** "a user", "an assistant". */
+export const article = (word) => `${/^[aeiou]/i.test(word) ? "an" : "a"} ${word}`;
 
 // A delegate's context starts with its task brief, a user message. When the file's
 // first message is another object, a synthetic brief is put first and said so.
@@ -136,8 +243,8 @@ function withBrief(result) {
     if (result.lines) result.lines = [undefined, ...result.lines];
     result.syntheticBrief = true;
     result.notices.push(
-      `messages[0] of the file is a "${role}" message, not a user message (a delegate's context starts with its task brief). ` +
-        `A synthetic brief was put first: message indices below are the file's plus one.`,
+      `The ${result.compaction ? "context" : "file"} starts with ${article(role)} message, not a user message (a delegate's context starts with its task brief). ` +
+        `A synthetic brief was put first: message #0 below is that brief, #1 the ${result.compaction ? "summary" : "file's first message"}.`,
     );
   }
   return result;

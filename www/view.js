@@ -51,8 +51,8 @@ export function preview(m, max = 140) {
 
 /**
  * The token bar: `segments` `[{region, tokens}]` laid end to end on a scale of `scale`
- * tokens, with vertical `marks` `[{at, label, kind}]`. Labels alternate between two
- * lanes so neighbouring marks stay readable.
+ * tokens, with vertical `marks` `[{at, label, kind}]`. Call `layoutLabels` once the bar
+ * is in the document: it puts the marks' labels in lanes so that none overlaps another.
  */
 export function tokenBar({ segments, marks, scale, label }) {
   const pct = (t) => `${Math.min(100, (100 * t) / scale).toFixed(3)}%`;
@@ -63,15 +63,85 @@ export function tokenBar({ segments, marks, scale, label }) {
     bar.append(el("div", { class: `seg r-${s.region}`, style: `left:${pct(at)};width:${pct(s.tokens)}`, title: `${s.region}: ${fmt(s.tokens)} tokens` }));
     at += s.tokens;
   }
-  const sorted = [...marks].filter((m) => m.at >= 0).sort((a, b) => a.at - b.at);
-  sorted.forEach((m, i) => {
+  for (const m of [...marks].filter((m) => m.at >= 0).sort((a, b) => a.at - b.at)) {
     bar.append(
       el("div", { class: `mark m-${m.kind ?? "limit"}`, style: `left:${pct(m.at)}`, dataset: { mark: m.kind ?? "", at: String(m.at) } },
-        // labels right of the line, or left of it in the bar's right third
-        el("span", { class: `lane${i % 2}${m.at / scale > 0.66 ? " left" : ""}` }, `${m.label} ${fmt(m.at)}`)),
+        el("span", { class: "label" }, `${m.label} ${fmt(m.at)}`)),
     );
-  });
+  }
   return el("div", { class: "barbox" }, bar);
+}
+
+/**
+ * Places the labels of a token bar (in the document): right of its line, or left of it
+ * when it would leave the bar; in the lowest lane above the bar where it overlaps no
+ * other label. The box above the bar grows with the lanes used.
+ */
+export function layoutLabels(barbox, laneHeight = 18, gap = 6) {
+  const bar = barbox.querySelector(".bar");
+  const width = bar.clientWidth;
+  const lanes = []; // per lane, the labels' [left, right] spans
+  for (const mark of bar.querySelectorAll(".mark")) {
+    const span = mark.querySelector(".label");
+    const x = mark.offsetLeft;
+    const w = span.offsetWidth;
+    const right = x + 3 + w <= width;
+    const left = right ? x + 3 : x - 3 - w;
+    span.style.left = right ? "3px" : `${-3 - w}px`;
+    let lane = lanes.findIndex((spans) => spans.every(([a, b]) => left + w + gap <= a || b + gap <= left));
+    if (lane < 0) lane = lanes.push([]) - 1;
+    lanes[lane].push([left, left + w]);
+    span.style.top = `${-(lane + 1) * laneHeight - 4}px`;
+  }
+  barbox.style.paddingTop = `${lanes.length * laneHeight + 10}px`;
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+function svg(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) node.setAttribute(k, String(v));
+  for (const c of children) if (c !== undefined && c !== null) node.append(c);
+  return node;
+}
+
+/**
+ * The timeline of a replay: the tokens at each turn boundary (and what the next request
+ * carries after a rewrite) against hardLimit, the trigger and the window, with a marker
+ * for each compaction, degrade or overflow. `turns` and `events` as replaySession
+ * returns them. Lines are named in a legend under the chart, not on it.
+ */
+export function timelineChart({ turns, events, hardLimit, trigger, window }) {
+  const W = 1000;
+  const H = 260;
+  const [L, R, T, B] = [64, 12, 10, 28];
+  const n = turns.length;
+  const top = Math.max(hardLimit * 1.15, ...turns.map((t) => t.tokens));
+  const x = (k) => L + (n <= 1 ? 0 : (k / (n - 1)) * (W - L - R));
+  const y = (v) => T + (1 - Math.min(v, top) / top) * (H - T - B);
+  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "timeline", role: "img", "aria-label": "tokens per turn boundary against hardLimit" });
+  for (let i = 0; i <= 4; i++) {
+    const v = Math.round((top * i) / 4);
+    chart.append(svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), class: "grid" }), svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", class: "tick" }, fmt(v)));
+  }
+  chart.append(svg("text", { x: L, y: H - 8, class: "tick" }, "turn 1"), svg("text", { x: W - R, y: H - 8, "text-anchor": "end", class: "tick" }, `turn ${fmt(n)}`));
+  if (window <= top) chart.append(svg("line", { x1: L, x2: W - R, y1: y(window), y2: y(window), class: "l-window", "data-line": "window" }));
+  chart.append(svg("line", { x1: L, x2: W - R, y1: y(trigger), y2: y(trigger), class: "l-trigger", "data-line": "trigger" }));
+  chart.append(svg("line", { x1: L, x2: W - R, y1: y(hardLimit), y2: y(hardLimit), class: "l-limit", "data-line": "hardLimit" }));
+  let d = "";
+  turns.forEach((t, k) => {
+    d += `${k ? "L" : "M"}${x(k).toFixed(1)},${y(t.tokens).toFixed(1)}`;
+    if (t.after !== null && t.after !== t.tokens) d += `L${x(k).toFixed(1)},${y(t.after).toFixed(1)}`;
+  });
+  chart.append(svg("path", { d, class: "tokens" }));
+  events.forEach((e, i) => {
+    const cx = x(e.turn);
+    const cy = y(e.tokensBefore);
+    const title = svg("title", {}, `${e.kind} at turn ${e.turn + 1}: ${fmt(e.tokensBefore)} → ${e.tokensAfter === null ? "✗" : fmt(e.tokensAfter)} tokens`);
+    chart.append(e.kind === "overflow"
+      ? svg("path", { d: `M${cx - 6},${cy - 6}L${cx + 6},${cy + 6}M${cx - 6},${cy + 6}L${cx + 6},${cy - 6}`, class: "ev ev-overflow", "data-event": String(i) }, title)
+      : svg("circle", { cx, cy, r: 4.5, class: `ev ev-${e.kind}`, "data-event": String(i) }, title));
+  });
+  return chart;
 }
 
 /** Consecutive messages of one region merged into `[{region, tokens, from, to}]`. */

@@ -3,12 +3,14 @@
 // pi-ai's registry (www/models.js), and the sample's delegation cases (www/sample.js).
 import test from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseTranscript, jsonErrorOffset, lineAt, lineOfPath, TranscriptError } from "../../www/load.js";
+import { parseTranscript, jsonErrorOffset, lineAt, lineOfPath, plural, TranscriptError } from "../../www/load.js";
+import { boundaries, replaySession } from "../../www/replay.js";
+import { eventKey, referenceReplay } from "./inspector-reference.mjs";
 import { PRESETS, findPreset } from "../../www/models.js";
 import { sampleTranscript } from "../../www/sample.js";
-import { dc, root } from "./helpers.mjs";
+import { dc, fixturesDir, root } from "./helpers.mjs";
 
 const user = (content) => ({ role: "user", content, timestamp: 1 });
 const assistant = (text) => ({ role: "assistant", content: [{ type: "text", text }], stopReason: "stop", timestamp: 2 });
@@ -65,7 +67,7 @@ test("a context that does not start with a user message gets a synthetic brief, 
   assert.equal(p.messages[0].role, "user");
   assert.match(p.messages[0].content, /synthetic task brief/);
   assert.deepEqual(p.lines, [undefined, 1, 2]);
-  assert.match(p.notices.join(" "), /messages\[0\] of the file is a "assistant" message.*indices below are the file's plus one/);
+  assert.match(p.notices.join(" "), /The file starts with an assistant message.*#0 below is that brief, #1 the file's first message/);
   // the library accepts the result as a delegate's context
   const budget = dc.contextBudget({ contextWindow: 200000, maxTokens: 64000 });
   assert.equal(dc.prepareDelegateTurn({ messages: p.messages, budget, modelId: "m" }).action, "unchanged");
@@ -146,5 +148,130 @@ test("the sample shows every delegation case the page explains", () => {
     assert.equal(dc.prepareDelegateTurn({ messages: seed.messages, budget, modelId: "openai/gpt-4o" }).action, "summarize");
   } finally {
     reg.free();
+  }
+});
+
+// ---- issue 18: pi's context, the whole life, and the replay ----------------------------
+
+test("a pi session with compactions: pi's context is the last summary, then the entries from its first kept one", () => {
+  const m = (i) => ({ type: "message", message: i % 2 ? assistant(`a${i}`) : user(`u${i}`) });
+  // v1 (the real fixtures' format): firstKeptEntryIndex counts the file's entries, header included
+  const v1 = [
+    { type: "session", id: "s", provider: "local", modelId: "small-8k" },
+    m(0), m(1), m(2), m(3),
+    { type: "compaction", timestamp: "2026-01-01T00:00:00.000Z", summary: "first summary", firstKeptEntryIndex: 3, tokensBefore: 900 },
+    m(4), m(5),
+    { type: "compaction", timestamp: "2026-01-01T00:01:00.000Z", summary: "second summary", firstKeptEntryIndex: 6, tokensBefore: 950 },
+    m(6), m(7),
+  ];
+  const p = parseTranscript(jsonl(v1), "v1.jsonl");
+  assert.equal(p.kind, "pi-session");
+  assert.equal(p.syntheticBrief, true, "a summary is not a brief");
+  assert.deepEqual(p.messages.slice(1).map((x) => x.role === "compactionSummary" ? `summary:${x.summary}` : x.content[0]?.text ?? x.content), ["summary:second summary", "u4", "a5", "u6", "a7"]);
+  assert.equal(p.messages[1].tokensBefore, 950);
+  assert.equal(p.messages[1].timestamp, Date.UTC(2026, 0, 1, 0, 1));
+  assert.deepEqual(p.lines, [undefined, 9, 7, 8, 10, 11]);
+  assert.equal(p.whole.messages.length, 8, "the whole life: every message, no summary");
+  assert.deepEqual(p.whole.lines, [2, 3, 4, 5, 7, 8, 10, 11]);
+  assert.equal(p.whole.syntheticBrief, undefined, "the session starts with its user message");
+  assert.deepEqual([p.modelId, p.provider, p.model], ["small-8k", "local", undefined]);
+  assert.match(p.notices.join("\n"), /from its last compaction \(line 9, the last of 2\): its summary first, then the messages from line 7 on; 4 earlier messages are in the summary/);
+  assert.match(p.notices.join("\n"), /starts with a compactionSummary message/);
+  // the package reads it as a delegate's context: [brief, summary, kept...]
+  const budget = dc.contextBudget({ contextWindow: 8192, maxTokens: 2048 });
+  assert.equal(dc.prepareDelegateTurn({ messages: p.messages, budget, modelId: "local/small-8k" }).action, "unchanged");
+
+  // v2+: ids and parentIds; the path runs from the last entry to the root (an abandoned branch is not in it)
+  const e = (id, parentId, rest) => ({ id, parentId, timestamp: "2026-01-01T00:00:00.000Z", ...rest });
+  const v3 = [
+    { type: "session", version: 3, id: "s", provider: "anthropic", modelId: "claude-opus-4-5" },
+    e("a", null, m(0)), e("b", "a", m(1)), e("c", "b", m(2)), e("x", "c", m(3)), // x: abandoned
+    e("d", "c", m(3)), e("k", "d", { type: "compaction", summary: "S", firstKeptEntryId: "c", tokensBefore: 10 }), e("f", "k", m(4)),
+  ];
+  const q = parseTranscript(jsonl(v3), "v3.jsonl");
+  assert.deepEqual(q.messages.slice(1).map((x) => x.role === "compactionSummary" ? "S" : x.content[0]?.text ?? x.content), ["S", "u2", "a3", "u4"]);
+  assert.deepEqual(q.lines.slice(1), [7, 4, 6, 8]);
+  assert.deepEqual(q.whole.lines, [2, 3, 4, 6, 8], "the abandoned branch (line 5) is not on the path");
+});
+
+test("a file's recorded window is read; counts and articles read as English", () => {
+  const p = parseTranscript(JSON.stringify({ model: { providerId: "local", modelId: "small-8k", contextWindow: 8192, maxTokens: 2048 }, messages: [user("x")] }));
+  assert.deepEqual([p.modelId, p.provider, p.model], ["small-8k", "local", { contextWindow: 8192, maxTokens: 2048 }]);
+  const h = parseTranscript(jsonl([{ type: "session", modelId: "m", contextWindow: 32000 }, { type: "message", message: user("x") }]));
+  assert.deepEqual(h.model, { contextWindow: 32000, maxTokens: undefined });
+  assert.equal(plural(1, "message"), "1 message");
+  assert.equal(plural(1234, "message"), "1,234 messages");
+  const a = parseTranscript(jsonl([{ type: "message", message: assistant("hi") }]));
+  assert.match(a.notices.join(" "), /starts with an assistant message/);
+});
+
+test("the real before-compaction session: pi's context after its last compaction", (t) => {
+  const path = resolve(fixturesDir, "before-compaction.jsonl");
+  if (!existsSync(path)) {
+    if (process.env.CI === "true") throw new Error(`fixture missing under CI: ${path}`);
+    console.log(`# SKIP: fixture ${path} is absent`);
+    return t.skip("fixture absent");
+  }
+  const text = readFileSync(path, "utf8");
+  const entries = text.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+  const last = entries.findLastIndex((e) => e.type === "compaction");
+  const kept = entries.slice(entries[last].firstKeptEntryIndex).filter((e) => e.type === "message").map((e) => e.message);
+  const p = parseTranscript(text, "before-compaction.jsonl");
+  assert.equal(p.messages[1].summary, entries[last].summary);
+  assert.deepEqual(p.messages.slice(2), kept, "the kept messages, the caller's own objects' content");
+  assert.equal(p.whole.messages.length, entries.filter((e) => e.type === "message").length);
+  // pi's own estimate of that context is near what the provider counted last (the
+  // skipped compactions made it 375k against 180k before)
+  const est = dc.estimateContextTokens(p.messages);
+  const sum = p.messages.reduce((s, m) => s + dc.estimateTokens(m), 0);
+  assert.ok(sum < 1.6 * est.tokens && est.tokens < 1.6 * sum, `estimate ${sum} and usage figure ${est.tokens} agree`);
+});
+
+test("replaySession (the page's replay) equals a replay through the one-shot functions", (t) => {
+  // a generated delegate: a brief and 80 tool turns of ~1,000 tokens, one of 6,000 (over small-8k's hardLimit)
+  const messages = [user("Brief: read every file under src/.")];
+  for (let i = 0; i < 80; i++) {
+    messages.push({ role: "assistant", content: [{ type: "toolCall", id: `c${i}`, name: "read", arguments: { path: `src/f${i}.ts` } }], stopReason: "toolUse", timestamp: 2,
+      usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } } });
+    messages.push({ role: "toolResult", toolCallId: `c${i}`, toolName: "read", content: [{ type: "text", text: "x".repeat(i === 50 ? 24000 : 4000 + 37 * i) }], isError: false, timestamp: 3 });
+  }
+  messages.push(assistant("done"));
+  assert.deepEqual(boundaries(messages).slice(0, 3), [3, 5, 7]);
+  assert.equal(boundaries(messages).at(-1), messages.length);
+  const cases = [
+    [{ contextWindow: 32000, maxTokens: 8000 }, 1000, "compacted"],
+    [{ contextWindow: 8192, maxTokens: 2048 }, 1000, "overflow"],
+    [{ contextWindow: 32000, maxTokens: 8000 }, 15000, "degraded"],
+  ];
+  for (const [model, summaryTokens, kind] of cases) {
+    const budget = dc.contextBudget(model);
+    const r = replaySession(dc, messages, { budget, modelId: "local/m", summaryTokens });
+    const ref = referenceReplay(messages, budget, "local/m", summaryTokens);
+    assert.ok(r.events.some((e) => e.kind === kind), `${JSON.stringify(model)}/${summaryTokens}: a ${kind} (${r.events.map((e) => e.kind)})`);
+    assert.deepEqual(r.events.map(eventKey), ref.events.map(eventKey));
+    assert.deepEqual(r.turns.map((x) => x.tokens), ref.tokens);
+    for (const e of r.events) if (e.kind !== "overflow") assert.ok(e.tokensAfter < budget.hardLimit, "every rewrite fits");
+    assert.equal(r.end, kind === "overflow" ? "SUBAGENT_CONTEXT_OVERFLOW" : "completed");
+  }
+  // the recorded usage (15 tokens a request) is not what the replay counts
+  const budget = dc.contextBudget({ contextWindow: 32000, maxTokens: 8000 });
+  assert.notDeepEqual(replaySession(dc, messages, { budget, modelId: "m", useUsage: true }).turns.map((x) => x.tokens), replaySession(dc, messages, { budget, modelId: "m" }).turns.map((x) => x.tokens));
+
+  for (const name of ["before-compaction.jsonl", "large-session.jsonl"]) {
+    const path = resolve(fixturesDir, name);
+    if (!existsSync(path)) {
+      if (process.env.CI === "true") throw new Error(`fixture missing under CI: ${path}`);
+      console.log(`# SKIP: fixture ${path} is absent`);
+      continue;
+    }
+    const p = parseTranscript(readFileSync(path, "utf8"), name);
+    for (const id of ["claude-opus-4-5", "gpt-4o"]) {
+      const preset = findPreset(id);
+      const b = dc.contextBudget(preset);
+      const r = replaySession(dc, p.whole.messages, { budget: b, modelId: id });
+      const ref = referenceReplay(p.whole.messages, b, id);
+      assert.deepEqual(r.events.map(eventKey), ref.events.map(eventKey), `${name} on ${id}`);
+      console.log(`# ${name} (${p.whole.messages.length} messages) on ${id}: ${r.turns.length} boundaries, ${r.events.map((e) => e.kind).join(", ") || "no event"}; replayed in ${r.ms.toFixed(0)} ms in Node`);
+    }
   }
 });
