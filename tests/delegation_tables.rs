@@ -806,7 +806,7 @@ fn clause12_rebuild_table() {
                 child("c1", "t1", "explorer"),
             ]),
             req("D2", "explorer"),
-            Ok("D1"), // transcript order decides which run is latest
+            Ok("D2"), // the resume links decide which run is latest, not the rows' order
         ),
         (
             "reads come from the chain's rows: over budget leaves the list",
