@@ -187,19 +187,19 @@ for (const [label, messages] of sessions) {
 
 // ---------------------------------------------------------------- the hook called as pi's Agent calls it
 // pi's Agent calls the hook before every request with `{context: {systemPrompt, messages,
-// tools}}`, `messages` the same array grown by push since the last call. Each sample: a
-// fresh hook over a copy of the history (loaded by an untimed first call and a few
-// warm-up turns), a minor collection, then HOOK_CALLS timed calls with one turn pushed
-// before each. Below the threshold (nothing changes): the hook's own per-turn cost.
+// tools}}`, `messages` the same array grown by push since the last call. Each round, for
+// each size in turn (so a load that comes and goes hits every size alike): a fresh hook
+// over a copy of the history (loaded by an untimed first call and a few warm-up turns), a
+// minor collection, then HOOK_CALLS timed calls with one turn pushed before each. Below
+// the threshold (nothing changes): the hook's own per-turn cost.
 {
   const HOOK_CALLS = 100;
   const turns = turnsOf(large);
   const tools = [{ name: "read", description: "Read a file.", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } }];
-  const perCall = {};
-  for (const n of SIZES) {
-    const base = generated(large, n);
-    const times = [];
-    for (let s = 0; s < 7; s++) {
+  const bases = SIZES.map((n) => [n, generated(large, n)]);
+  const times = Object.fromEntries(SIZES.map((n) => [n, []]));
+  for (let round = 0; round < 9; round++) {
+    for (const [n, base] of bases) {
       const messages = base.slice();
       const hook = dc.createPrepareNextTurn({ ...config, summarize: async () => "s" });
       const ctx = { context: { systemPrompt: "You are a delegate.", messages, tools } };
@@ -214,10 +214,13 @@ for (const [label, messages] of sessions) {
         messages.push(...turns[k % turns.length]);
         if ((await hook(ctx)) !== undefined) throw new Error("the hook changed a context below its threshold");
       }
-      times.push(((performance.now() - t0) * 1000) / HOOK_CALLS);
+      times[n].push(((performance.now() - t0) * 1000) / HOOK_CALLS);
     }
-    times.sort((a, b) => a - b);
-    perCall[n] = times[times.length >> 1];
+  }
+  const perCall = {};
+  for (const n of SIZES) {
+    times[n].sort((a, b) => a - b);
+    perCall[n] = times[n][times[n].length >> 1];
     let k = 0;
     const stringify = median(() => JSON.stringify(turns[k++ % turns.length]), { samples: 7, minMs: 15 });
     row("the pi Agent hook, called directly (push one turn + hook)", `generated ${n.toLocaleString("en-US")} msgs`, perCall[n], stringify, "JSON.stringify(new messages)");

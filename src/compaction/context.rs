@@ -5,9 +5,9 @@
 //! The context is `[brief, (compactionSummary), messages...]`: the task brief is the
 //! first message and stays verbatim through every rewrite. [`DelegateContext::push`]
 //! appends new messages; [`DelegateContext::rewrite`] applies a compaction or a degrade
-//! (kept runs of messages by index range, plus the few new ones). The one-shot functions build a
-//! context from a whole message list and ask it once, so the handle and the one-shot
-//! calls are one code path.
+//! (runs of kept messages by index range, plus the few new ones). The one-shot functions
+//! build a context from a whole message list and ask it once, so the handle and the
+//! one-shot calls are one code path.
 
 use crate::error::Result;
 use crate::facts::{MessageFacts, Role};
