@@ -430,7 +430,7 @@ impl Error {
 
     /// The values of this error's fields, in the order of its [`KINDS`] row (`None`: an
     /// optional field not known).
-    fn field_values(&self) -> Vec<Option<Field>> {
+    pub fn field_values(&self) -> Vec<Option<Field>> {
         use Field::*;
         let s = |v: &String| Some(Str(v.clone()));
         let n = |v: f64| Some(Num(v));

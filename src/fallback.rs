@@ -150,10 +150,14 @@ pub fn select_fallback_model(
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderError {
-    /// HTTP status (`statusCode` is accepted too).
-    #[serde(default, alias = "statusCode")]
+    /// HTTP status.
+    #[serde(default)]
     #[tsify(optional)]
     pub status: Option<f64>,
+    /// HTTP status, as some SDKs name it (read when `status` is absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub status_code: Option<f64>,
     #[serde(default)]
     #[tsify(optional)]
     pub message: Option<String>,
@@ -252,7 +256,10 @@ pub fn is_provider_overflow(e: &ProviderError, context_window: Option<f64>) -> b
 }
 
 fn finite_status(e: &ProviderError) -> Option<i64> {
-    e.status.filter(|s| s.is_finite()).map(|s| s as i64)
+    e.status
+        .or(e.status_code)
+        .filter(|s| s.is_finite())
+        .map(|s| s as i64)
 }
 
 /// How the host should treat a provider error ([`is_provider_overflow`]; `context_window`

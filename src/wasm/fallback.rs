@@ -160,7 +160,8 @@ pub fn provider_error(error: &JsValue) -> Result<ProviderError, JsValue> {
         )));
     }
     let get = |k: &str| throw(host::prop(error, k, "error"));
-    let status = get("status")?.as_f64().or(get("statusCode")?.as_f64());
+    let status = get("status")?.as_f64();
+    let status_code = get("statusCode")?.as_f64();
     let usage = get("usage")?;
     let usage_number = |k: &str| -> Result<Option<f64>, JsValue> {
         Ok(throw(host::prop(&usage, k, "error.usage"))?.as_f64())
@@ -177,6 +178,7 @@ pub fn provider_error(error: &JsValue) -> Result<ProviderError, JsValue> {
     };
     Ok(ProviderError {
         status,
+        status_code,
         message: get("message")?.as_string(),
         stop_reason: get("stopReason")?.as_string(),
         error_message: get("errorMessage")?.as_string(),

@@ -24,3 +24,9 @@ test("bundler resolution without \"dom\": the web declarations do not compile (t
   assert.notEqual(r.status, 0);
   assert.match(r.out, /delegate_context\.d\.ts\(\d+,\d+\): error TS2304: Cannot find name '(RequestInfo|Response|AbortSignal)'/);
 });
+
+test("bundler resolution with @types/node but no \"dom\": the web declarations still do not compile", () => {
+  const r = check("tsconfig.web-nodetypes.json");
+  assert.notEqual(r.status, 0);
+  assert.match(r.out, /delegate_context\.d\.ts\(\d+,\d+\): error TS\d+: Cannot find (name|namespace) '(RequestInfo|BufferSource|WebAssembly)'/);
+});

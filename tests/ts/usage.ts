@@ -85,6 +85,7 @@ const pick = selectFallbackModel({ messages: piMessages, candidates: [{ id: "m",
 const failureCode: string | undefined = pick.modelFailures[0]?.code;
 const chosen: string | undefined = pick.model?.id;
 const klass: string | null = classifyProviderError({ status: 413, message: "too large" }).code;
+const klassCode: boolean = classifyProviderError({ statusCode: 422, message: "context length exceeded" }, 8192).contextTooLarge;
 const tools = filterInheritedTools(["read", { name: "Task" }]);
 const denied: string[] = [...tools.denied, ...subagentInheritDenyTools()];
 const schema: string = resumeParameterSchema().description;
@@ -240,5 +241,5 @@ export {
   parent, forParent, failureCode, chosen, klass, denied, schema, size, synced, held, handleEstimate, handleCut, handlePlan, handleText,
   handleTurn, handleOut, handleRun, settled, status, info, listed, convo, skips, replayed, reads, seeded, binding, onError, browser,
   wrongEstimate, wrongVersion, wrongDeny, wrongSchema, wrongSync, wrongHeld, wrongPrompt, wrongSkips, wrongReads, wrongCode,
-  forParentCode, missing, notUnknown, oldOmitted,
+  forParentCode, missing, notUnknown, oldOmitted, klassCode,
 };

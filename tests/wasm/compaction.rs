@@ -179,8 +179,8 @@ fn fallback_classification_and_tools() {
         get(&failures.get(0), "model").as_string().as_deref(),
         Some("a/small")
     );
-    let c =
-        fb::classify_provider_error(js(json!({"status": 413, "message": "too large"}))).unwrap();
+    let c = fb::classify_provider_error(js(json!({"status": 413, "message": "too large"})), None)
+        .unwrap();
     assert_eq!(
         get(&c, "code").as_string().as_deref(),
         Some("CONTEXT_TOO_LARGE")
