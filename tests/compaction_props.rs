@@ -461,7 +461,7 @@ fn overflow_is_justified(
     } else {
         1.0
     };
-    let newest = newest_unit_tokens(ms);
+    let newest = newest_unit_tokens(ms)?;
     prop_assert!(
         ((brief_tokens + newest) as f64) * scale + NOTE_BOUND as f64 + 1.0
             >= budget.hard_limit as f64,
@@ -482,26 +482,54 @@ fn overflow_is_justified(
 /// capped list of short file names).
 const NOTE_BOUND: u64 = 600;
 
-/// Tokens of the newest unit a degrade must keep: the newest keepable message with the
-/// assistant whose calls it answers (or the results answering it).
-fn newest_unit_tokens(ms: &[AgentMessage]) -> u64 {
-    let mut end = ms.len();
-    while end > 1 {
-        let mut start = end - 1;
-        while start > 1 && ms[start].as_tool_result().is_some() {
-            start -= 1;
+/// Tokens of the newest unit a degrade must keep, by the core's one definition
+/// ([`newest_unit`]: the newest keepable message with the tool call it answers or the
+/// results answering it; failed or empty assistants and orphan results skipped), after
+/// checking that unit against host-contract §5 on the messages themselves.
+fn newest_unit_tokens(ms: &[AgentMessage]) -> Result<u64, TestCaseError> {
+    let ctx = DelegateContext::from_messages(ms).expect("valid");
+    let Some(unit) = newest_unit(&ctx) else {
+        // nothing keepable after the brief (and the last summary): only results and
+        // failed or empty assistants follow it
+        let from = ms
+            .iter()
+            .rposition(|m| matches!(m, AgentMessage::CompactionSummary(_)))
+            .filter(|&i| i >= 1)
+            .map_or(1, |i| i + 1);
+        for m in &ms[from.min(ms.len())..] {
+            prop_assert!(
+                matches!(m, AgentMessage::ToolResult(_) | AgentMessage::Assistant(_)),
+                "a keepable message, yet no newest unit: {:?}",
+                m
+            );
         }
-        let keepable = match &ms[start] {
-            AgentMessage::Assistant(a) => !a.is_failed(),
-            AgentMessage::ToolResult(_) => false,
-            _ => true,
-        };
-        if keepable {
-            return ms[start..end].iter().map(estimate_tokens).sum();
+        return Ok(0);
+    };
+    prop_assert!(unit.start >= 1 && unit.end <= ms.len());
+    match &ms[unit.start] {
+        AgentMessage::Assistant(a) => {
+            prop_assert!(!a.is_failed(), "a failed assistant kept");
+            let calls: Vec<String> = a.tool_calls().map(|c| c.id.clone()).collect();
+            for m in &ms[unit.start + 1..unit.end] {
+                let r = m.as_tool_result();
+                prop_assert!(
+                    r.is_some_and(|r| calls.contains(&r.tool_call_id)),
+                    "a result of another call in the unit"
+                );
+            }
         }
-        end = start;
+        AgentMessage::ToolResult(_) => prop_assert!(false, "the newest unit starts with a result"),
+        _ => prop_assert_eq!(unit.len(), 1),
     }
-    0
+    // after it, nothing but results and assistants the degrade cannot keep
+    for m in &ms[unit.end..] {
+        prop_assert!(
+            matches!(m, AgentMessage::ToolResult(_) | AgentMessage::Assistant(_)),
+            "a keepable message after the newest unit: {:?}",
+            m
+        );
+    }
+    Ok(ctx.tokens(unit))
 }
 
 static STATS: [AtomicUsize; 7] = [const { AtomicUsize::new(0) }; 7];
@@ -621,7 +649,7 @@ fn an_empty_final_answer_is_not_the_newest_unit() {
     let ms = vec![
         msg(json!({"role": "user", "content": "b".repeat(1104), "timestamp": 1})),
         msg(
-            json!({"role": "user", "content": [{"type": "text", "text": "u".repeat(2400)}], "timestamp": 7}),
+            json!({"role": "user", "content": [{"type": "text", "text": "u".repeat(2800)}], "timestamp": 7}),
         ),
         msg(
             json!({"role": "assistant", "content": [{"type": "text", "text": ""}], "stopReason": "stop", "timestamp": 5}),
