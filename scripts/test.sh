@@ -83,8 +83,11 @@ source scripts/env.sh
 # tests for wasm, which nothing runs there): cargo test with the wasm-bindgen test runner.
 # WASM_BINDGEN_USE_BROWSER runs the node-configured tests in a browser (they are not
 # run_in_browser, so that Node runs them too).
+# The runner gives a browser 20 s for the whole suite by default; beside other layers on
+# 2 cores that is too little (the suite takes about 8 s alone), so 120 s.
 runner=$(command -v wasm-bindgen-test-runner)
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=$runner
+export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-120}
 boundary() { # boundary RUNTIME: run the binary there; fails unless a test ran and all passed
   local out="$logs/boundary-$1.out" rc=0
   case $1 in
