@@ -28,12 +28,20 @@ if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
   log "installing chromium + chromium-driver"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
+# 5. Debian firefox-esr + geckodriver (crates.io, pinned) for the boundary tests in Firefox
+if [ ! -x /usr/bin/firefox-esr ]; then
+  log "installing firefox-esr"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq firefox-esr >/dev/null
+fi
+if ! command -v geckodriver >/dev/null || [ "$(geckodriver --version | head -1 | awk '{print $2}')" != "0.37.1" ]; then
+  log "installing geckodriver 0.37.1"; cargo install geckodriver --version 0.37.1 --locked
+fi
 if [ -x /usr/bin/wasm-opt ]; then
   log "WARNING: /usr/bin/wasm-opt (Debian binaryen) is present and breaks builds; npm binaryen is put first on PATH"
 fi
 
-# 5. npm dev dependencies (pi-agent-core reference, binaryen's wasm-opt, typescript, playwright-core)
+# 6. npm dev dependencies (pi-agent-core reference, binaryen's wasm-opt, typescript, playwright-core)
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "npm ci"; npm ci --no-audit --no-fund --loglevel=error
 fi
-log "toolchain ready: $(wasm-pack --version), wasm-bindgen $WB, $(node_modules/.bin/wasm-opt --version | head -1)"
+log "toolchain ready: $(wasm-pack --version), wasm-bindgen $WB, $(node_modules/.bin/wasm-opt --version | head -1), $(geckodriver --version | head -1), $(firefox-esr --version 2>/dev/null | tail -1)"

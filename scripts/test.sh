@@ -1,51 +1,146 @@
 #!/usr/bin/env bash
 # Runs every test of the project and fails if any fails. Installs what it needs first
 # (scripts/bootstrap.sh, idempotent). Layers:
-#   1. native: cargo test (unit, table, property tests of the pure core)
-#   2. boundary: wasm-pack test --node, wasm-pack test --headless --chrome
+#   1. native: cargo test (unit, table, property tests of the pure core), cargo doc
+#   2. boundary: the tests/wasm/ binary, built once, run in Node, headless Chromium and
+#      headless Firefox; a runtime where no test ran fails
 #   3. package: wasm-pack build (release) → node --test over the built package
-#      (differential tests against pi-agent-core, README examples, the real pi Agent),
-#      tsc --noEmit against the generated .d.ts, and the www/ page in headless Chromium.
+#      (differential tests against pi-agent-core, README examples, the real pi Agent,
+#      the www/ page in headless Chromium), tsc --noEmit against the generated .d.ts.
+#
+# Deterministic: every property test runs the fixed seed below (proptest's
+# PROPTEST_RNG_SEED), after the failures saved in tests/*.proptest-regressions;
+# scripts/explore.sh looks for new failures with fresh seeds and more cases.
+#
+# Order, on 2 cores: two lanes side by side on separate cargo build directories (neither
+# waits for the other's lock): the Rust lane (native tests and docs, then the boundary
+# binary) and the package lane (the release build, whose LTO and wasm-opt steps use one
+# core, then tsc). Then node --test runs with no build beside it (some of its tests time
+# themselves), the two browser runs of the boundary binary beside it (they mostly wait).
+# A background layer's output is printed whole when it ends; every layer's time is in
+# the table at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/bootstrap.sh
+export PROPTEST_RNG_SEED=${PROPTEST_RNG_SEED:-20261201}
+t0=$(date +%s)
+logs=target/test-logs
+mkdir -p "$logs"
+: >"$logs/times.tsv"
+
+# layer NAME CMD...: runs CMD; its time and result go to the table.
+layer() {
+  local name=$1 s rc=0
+  shift
+  s=$(date +%s)
+  printf '\n=== %s (at %ss)\n' "$name" "$((s - t0))"
+  "$@" || rc=$?
+  printf '%s\t%s\t%s\n' "$name" "$(($(date +%s) - s))" "$([ $rc -eq 0 ] && echo ok || echo "FAILED ($rc)")" >>"$logs/times.tsv"
+  return $rc
+}
+summary() {
+  printf '\n=== layer times (%s, %ss wall in all)\n' "$1" "$(($(date +%s) - t0))"
+  printf '%-52s %7s  %s\n' layer seconds result
+  while IFS=$'\t' read -r name secs result; do
+    printf '%-52s %7s  %s\n' "$name" "$secs" "$result"
+  done <"$logs/times.tsv"
+}
+
+# Background layers: `bg NAME FUNCTION` starts one in its own process group (so that a
+# failure elsewhere stops it with everything it started), `await NAME` prints its log.
+declare -A pids=()
+bg() {
+  set -m
+  "$2" >"$logs/$1.log" 2>&1 &
+  pids[$1]=$!
+  set +m
+}
+await() {
+  local rc=0
+  wait "${pids[$1]}" || rc=$?
+  unset "pids[$1]"
+  printf '\n===== %s (log: %s)\n' "$1" "$logs/$1.log"
+  cat "$logs/$1.log"
+  return $rc
+}
+finish() {
+  local rc=$? p
+  for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || true; done
+  if [ $rc -eq 0 ]; then
+    summary "all layers passed"
+  else
+    summary "FAILED"
+  fi
+  exit $rc
+}
+trap finish EXIT
+
+layer "bootstrap (install what is missing)" bash scripts/bootstrap.sh
 source scripts/env.sh
-start=$(date +%s)
-step() { printf '\n=== %s (%ss)\n' "$*" "$(( $(date +%s) - start ))"; }
 
-step "native: cargo test"
-cargo test --quiet
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet   # every doc link resolves
-
-# The boundary tests are one test binary (tests/wasm/): built once per runner, the
-# runner started once (the native-only test files are not built for wasm at all).
-step "boundary: wasm-pack test --node"
-wasm-pack test --node -- --test wasm
-
-step "boundary: wasm-pack test --headless --chrome"
-# WASM_BINDGEN_USE_BROWSER runs the same tests in Chromium (they are not configured
-# run_in_browser, so that --node runs them too); a run that executed no browser test
-# fails. Chromium sometimes never finishes loading the test page ("Loading scripts...",
-# then chromedriver: "Timed out receiving message from renderer" after 300 s), even on
-# an idle machine and twice in a row; that failure, and only it, is retried, up to three
+# --- the boundary binary ---------------------------------------------------------------
+# What `wasm-pack test --node|--headless --chrome|--headless --firefox -- --test wasm` runs,
+# without its `cargo build --tests` step (that step also compiles the library's own unit
+# tests for wasm, which nothing runs there): cargo test with the wasm-bindgen test runner.
+# WASM_BINDGEN_USE_BROWSER runs the node-configured tests in a browser (they are not
+# run_in_browser, so that Node runs them too).
+# The runner gives a browser 20 s for the whole suite by default; beside other layers on
+# 2 cores that is too little (the suite takes about 8 s alone), so 120 s.
+runner=$(command -v wasm-bindgen-test-runner)
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=$runner
+export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-120}
+boundary() { # boundary RUNTIME: run the binary there; fails unless a test ran and all passed
+  local out="$logs/boundary-$1.out" rc=0
+  case $1 in
+    node) WASM_BINDGEN_TEST_ONLY_NODE=1 cargo test --quiet --target wasm32-unknown-unknown --test wasm >"$out" 2>&1 || rc=$? ;;
+    chrome) WASM_BINDGEN_USE_BROWSER=1 WASM_BINDGEN_TEST_ONLY_WEB=1 CHROMEDRIVER=$(command -v chromedriver) \
+      cargo test --quiet --target wasm32-unknown-unknown --test wasm >"$out" 2>&1 || rc=$? ;;
+    firefox) WASM_BINDGEN_USE_BROWSER=1 WASM_BINDGEN_TEST_ONLY_WEB=1 GECKODRIVER=$(command -v geckodriver) \
+      cargo test --quiet --target wasm32-unknown-unknown --test wasm >"$out" 2>&1 || rc=$? ;;
+  esac
+  cat "$out"
+  [ $rc -eq 0 ] || return $rc
+  grep -Eq "test result: ok\. [1-9][0-9]* passed" "$out" || { echo "no boundary test ran in $1"; return 1; }
+}
+# Chromium sometimes never finishes loading the test page ("Loading scripts...", then
+# chromedriver: "Timed out receiving message from renderer" after 300 s), even on an
+# idle machine and twice in a row; that failure, and only it, is retried, up to three
 # attempts in all (a rehearsal on a clean clone hung twice, then passed in 5 s).
-chrome() { WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --headless --chrome -- --test wasm 2>&1 | tee target/chrome-tests.log; }
-for attempt in 1 2 3; do
-  chrome && break
-  grep -q "Timed out receiving message from renderer" target/chrome-tests.log || exit 1
-  [ "$attempt" -lt 3 ] || exit 1
-  echo "Chromium did not load the test page (attempt $attempt); retrying"
-done
-grep -q "test result: ok" target/chrome-tests.log || { echo "no test ran in Chrome"; exit 1; }
+boundary_chrome() {
+  local attempt
+  for attempt in 1 2 3; do
+    boundary chrome && return
+    grep -q "Timed out receiving message from renderer" "$logs/boundary-chrome.out" && [ "$attempt" -lt 3 ] || return 1
+    echo "Chromium did not load the test page (attempt $attempt); retrying"
+  done
+}
 
-step "package: wasm-pack build (node + web)"
-bash scripts/build-pkg.sh
+# --- lanes ---------------------------------------------------------------------------
+rust_lane() {
+  layer "native: cargo test" cargo test --quiet
+  layer "native: cargo doc (every doc link resolves)" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
+  # tests/wasm/ is one test binary; the native-only test files are not built for wasm
+  layer "boundary: build the wasm test binary" cargo test --quiet --target wasm32-unknown-unknown --test wasm --no-run
+  layer "boundary: Node" boundary node
+}
+package_lane() {
+  # its own build directory: the release build does not wait for the Rust lane's lock
+  export CARGO_TARGET_DIR=$PWD/target/pkg-build
+  layer "package: wasm-pack build (node + web, release)" bash scripts/build-pkg.sh
+  layer "types: tsc --noEmit against the generated .d.ts" types
+}
+types() {
+  node_modules/.bin/tsc -p tests/ts/tsconfig.json    # our .d.ts, skipLibCheck false
+  node_modules/.bin/tsc -p tests/ts/tsconfig.pi.json # pi-agent-core's own types accepted
+}
+chrome_lane() { layer "boundary: headless Chromium" boundary_chrome; }
+firefox_lane() { layer "boundary: headless Firefox" boundary firefox; }
 
-step "package: node --test tests/js"
-node --test --test-concurrency=1 tests/js/
+bg package package_lane
+rust_lane
+await package
 
-step "types: tsc --noEmit against the generated .d.ts"
-node_modules/.bin/tsc -p tests/ts/tsconfig.json     # our .d.ts, skipLibCheck false
-node_modules/.bin/tsc -p tests/ts/tsconfig.pi.json  # pi-agent-core's own types accepted
-
-step "done: all layers passed"
+bg boundary-chrome chrome_lane
+bg boundary-firefox firefox_lane
+layer "package: node --test tests/js" node --test --test-concurrency=1 tests/js/
+await boundary-chrome
+await boundary-firefox

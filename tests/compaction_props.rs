@@ -6,17 +6,20 @@
 //! text too long to fit, or a failure) and checks every invariant of issue 3.
 
 use delegate_context::budget::{context_budget, BudgetModel, ContextBudget};
+use delegate_context::compaction::degrade::newest_unit;
 use delegate_context::compaction::turn::{
     unchanged_below_threshold, DelegateTurnOptions, DelegateTurnOutcome, SummaryAnswer, TurnAction,
     TurnOutcomeKind,
 };
 use delegate_context::compaction::SummaryKind;
-use delegate_context::compaction::{complete_delegate_turn, prepare_delegate_turn};
+use delegate_context::compaction::{
+    complete_delegate_turn, prepare_delegate_turn, DelegateContext,
+};
 use delegate_context::message::AgentMessage;
 use delegate_context::tokens::estimate_tokens;
 use delegate_context::Error;
 use proptest::prelude::*;
-use proptest::test_runner::TestRunner;
+use proptest::test_runner::{FileFailurePersistence, TestRunner};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -341,41 +344,9 @@ fn check(case: Case) -> Result<(), TestCaseError> {
     );
     let (action, result) = step(&ms, &budget, &opts, &case);
     prop_assert_eq!(&ms, &before, "input unmodified");
-    let brief_tokens = estimate_tokens(&ms[0]) + case.overhead as u64;
     let out = match result {
-        Err(Error::SubagentContextOverflow {
-            tokens,
-            hard_limit,
-            model_id,
-        }) => {
-            // Overflow only when even the brief, the degrade note and the newest unit (the
-            // newest keepable message with its call or results) do not fit: in estimate
-            // terms, or in the provider's terms when usage put the context above its
-            // estimate (the fit limit is then calibrated by that ratio, and `tokens` is
-            // reported scaled).
-            let whole = ms.iter().map(estimate_tokens).sum::<u64>() + case.overhead as u64;
-            let boundary = prepare_delegate_turn(&ms, &budget, &opts)
-                .expect("valid")
-                .tokens;
-            let scale = if boundary > whole && whole > 0 {
-                boundary as f64 / whole as f64
-            } else {
-                1.0
-            };
-            let newest = newest_unit_tokens(&ms);
-            prop_assert!(
-                ((brief_tokens + newest) as f64) * scale + NOTE_BOUND as f64 + 1.0
-                    >= budget.hard_limit as f64,
-                "overflow only when the brief and the newest unit do not fit ({} + {} x {:.3} vs {})",
-                brief_tokens,
-                newest,
-                scale,
-                budget.hard_limit
-            );
-            let tokens = tokens.unwrap_or(0);
-            prop_assert!(tokens >= brief_tokens && tokens + 1 >= budget.hard_limit);
-            prop_assert_eq!(hard_limit, Some(budget.hard_limit));
-            prop_assert_eq!(model_id, "faux/m");
+        Err(e @ Error::SubagentContextOverflow { .. }) => {
+            overflow_is_justified(&ms, &budget, &opts, &e)?;
             count(3);
             return Ok(());
         }
@@ -460,30 +431,105 @@ fn check(case: Case) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Clause 5: `SUBAGENT_CONTEXT_OVERFLOW` only when even the brief, the degrade note and the
+/// newest unit (the newest keepable message with its call or results) do not fit: in
+/// estimate terms, or in the provider's terms when usage put the context above its
+/// estimate (the fit limit is then calibrated by that ratio, and `tokens` is reported
+/// scaled).
+fn overflow_is_justified(
+    ms: &[AgentMessage],
+    budget: &ContextBudget,
+    opts: &DelegateTurnOptions,
+    error: &Error,
+) -> Result<(), TestCaseError> {
+    let Error::SubagentContextOverflow {
+        tokens,
+        hard_limit,
+        model_id,
+    } = error
+    else {
+        return Err(TestCaseError::fail(format!("not an overflow: {error:?}")));
+    };
+    let overhead = opts.overhead_tokens.unwrap_or(0.0) as u64;
+    let brief_tokens = estimate_tokens(&ms[0]) + overhead;
+    let whole = ms.iter().map(estimate_tokens).sum::<u64>() + overhead;
+    let boundary = prepare_delegate_turn(ms, budget, opts)
+        .expect("valid")
+        .tokens;
+    let scale = if boundary > whole && whole > 0 {
+        boundary as f64 / whole as f64
+    } else {
+        1.0
+    };
+    let newest = newest_unit_tokens(ms)?;
+    prop_assert!(
+        ((brief_tokens + newest) as f64) * scale + NOTE_BOUND as f64 + 1.0
+            >= budget.hard_limit as f64,
+        "overflow only when the brief and the newest unit do not fit ({} + {} x {:.3} vs {})",
+        brief_tokens,
+        newest,
+        scale,
+        budget.hard_limit
+    );
+    let tokens = tokens.unwrap_or(0);
+    prop_assert!(tokens >= brief_tokens && tokens + 1 >= budget.hard_limit);
+    prop_assert_eq!(*hard_limit, Some(budget.hard_limit));
+    prop_assert_eq!(model_id.as_str(), "faux/m");
+    Ok(())
+}
+
 /// An upper bound of a degrade note without a carried summary, in tokens (its text, a
 /// capped list of short file names).
 const NOTE_BOUND: u64 = 600;
 
-/// Tokens of the newest unit a degrade must keep: the newest keepable message with the
-/// assistant whose calls it answers (or the results answering it).
-fn newest_unit_tokens(ms: &[AgentMessage]) -> u64 {
-    let mut end = ms.len();
-    while end > 1 {
-        let mut start = end - 1;
-        while start > 1 && ms[start].as_tool_result().is_some() {
-            start -= 1;
+/// Tokens of the newest unit a degrade must keep, by the core's one definition
+/// ([`newest_unit`]: the newest keepable message with the tool call it answers or the
+/// results answering it; failed or empty assistants and orphan results skipped), after
+/// checking that unit against host-contract §5 on the messages themselves.
+fn newest_unit_tokens(ms: &[AgentMessage]) -> Result<u64, TestCaseError> {
+    let ctx = DelegateContext::from_messages(ms).expect("valid");
+    let Some(unit) = newest_unit(&ctx) else {
+        // nothing keepable after the brief (and the last summary): only results and
+        // failed or empty assistants follow it
+        let from = ms
+            .iter()
+            .rposition(|m| matches!(m, AgentMessage::CompactionSummary(_)))
+            .filter(|&i| i >= 1)
+            .map_or(1, |i| i + 1);
+        for m in &ms[from.min(ms.len())..] {
+            prop_assert!(
+                matches!(m, AgentMessage::ToolResult(_) | AgentMessage::Assistant(_)),
+                "a keepable message, yet no newest unit: {:?}",
+                m
+            );
         }
-        let keepable = match &ms[start] {
-            AgentMessage::Assistant(a) => !a.is_failed(),
-            AgentMessage::ToolResult(_) => false,
-            _ => true,
-        };
-        if keepable {
-            return ms[start..end].iter().map(estimate_tokens).sum();
+        return Ok(0);
+    };
+    prop_assert!(unit.start >= 1 && unit.end <= ms.len());
+    match &ms[unit.start] {
+        AgentMessage::Assistant(a) => {
+            prop_assert!(!a.is_failed(), "a failed assistant kept");
+            let calls: Vec<String> = a.tool_calls().map(|c| c.id.clone()).collect();
+            for m in &ms[unit.start + 1..unit.end] {
+                let r = m.as_tool_result();
+                prop_assert!(
+                    r.is_some_and(|r| calls.contains(&r.tool_call_id)),
+                    "a result of another call in the unit"
+                );
+            }
         }
-        end = start;
+        AgentMessage::ToolResult(_) => prop_assert!(false, "the newest unit starts with a result"),
+        _ => prop_assert_eq!(unit.len(), 1),
     }
-    0
+    // after it, nothing but results and assistants the degrade cannot keep
+    for m in &ms[unit.end..] {
+        prop_assert!(
+            matches!(m, AgentMessage::ToolResult(_) | AgentMessage::Assistant(_)),
+            "a keepable message after the newest unit: {:?}",
+            m
+        );
+    }
+    Ok(ctx.tokens(unit))
 }
 
 static STATS: [AtomicUsize; 7] = [const { AtomicUsize::new(0) }; 7];
@@ -501,6 +547,12 @@ fn boundary_step_invariants() {
     let mut runner = TestRunner::new(ProptestConfig {
         cases,
         max_shrink_iters: 2000,
+        // failures persist next to this file (tests/compaction_props.proptest-regressions,
+        // committed) and are replayed first, as the proptest! macro's are
+        source_file: Some(file!()),
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
+            "proptest-regressions",
+        ))),
         ..ProptestConfig::default()
     });
     if let Err(e) = runner.run(&case(), check) {
@@ -577,4 +629,53 @@ fn compaction_happens_and_counts() {
     };
     let (_, out) = step(&build(&huge), &budget, &opts, &huge);
     assert_eq!(out.unwrap_err().code(), "SUBAGENT_CONTEXT_OVERFLOW");
+}
+
+/// Found by `boundary_step_invariants` on a fresh seed (issue 16 item 4): a final answer
+/// with no text is an empty assistant, which a degrade never keeps (host-contract §5,
+/// "failed or empty assistants skipped"), so the newest unit is the message before it.
+/// The step rightly answers `SUBAGENT_CONTEXT_OVERFLOW`: the brief (276 tokens), a degrade
+/// note and that message do not fit hardLimit 912. The property once took the empty
+/// answer (0 tokens) for the newest unit and called the overflow wrong; it now asks the
+/// core's one definition (`degrade::newest_unit`).
+#[test]
+fn an_empty_final_answer_is_not_the_newest_unit() {
+    let budget = context_budget(&BudgetModel {
+        context_window: Some(1823.0),
+        max_tokens: Some(0.0),
+        definition_max_tokens: None,
+    });
+    assert_eq!(budget.hard_limit, 912);
+    let ms = vec![
+        msg(json!({"role": "user", "content": "b".repeat(1104), "timestamp": 1})),
+        msg(
+            json!({"role": "user", "content": [{"type": "text", "text": "u".repeat(2800)}], "timestamp": 7}),
+        ),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "text", "text": ""}], "stopReason": "stop", "timestamp": 5}),
+        ),
+    ];
+    assert_eq!(estimate_tokens(&ms[0]), 276);
+    assert_eq!(estimate_tokens(&ms[2]), 0);
+    let ctx = DelegateContext::from_messages(&ms).unwrap();
+    assert_eq!(newest_unit(&ctx), Some(1..2), "the empty answer is skipped");
+    let opts = DelegateTurnOptions {
+        now: Some(42.0),
+        ..Default::default()
+    };
+    for answer in [
+        SummaryAnswer {
+            error: Some("summary model unavailable".into()),
+            ..Default::default()
+        },
+        SummaryAnswer {
+            history: Some("## Goal\nread".into()),
+            turn_prefix: Some("## Original Request\nread".into()),
+            error: None,
+        },
+    ] {
+        let e = complete_delegate_turn(&ms, &budget, "faux/m", &opts, &answer).unwrap_err();
+        assert_eq!(e.code(), "SUBAGENT_CONTEXT_OVERFLOW");
+        overflow_is_justified(&ms, &budget, &opts, &e).unwrap();
+    }
 }

@@ -16,7 +16,7 @@ use delegate_context::compaction::{DelegateContext, Item, Next, Reply, Turn};
 use delegate_context::message::AgentMessage;
 use delegate_context::tokens::estimate_context_tokens;
 use proptest::prelude::*;
-use proptest::test_runner::TestRunner;
+use proptest::test_runner::{FileFailurePersistence, TestRunner};
 use serde_json::json;
 
 #[derive(Clone, Debug)]
@@ -302,6 +302,12 @@ fn the_handle_answers_what_the_one_shot_functions_answer() {
     let mut runner = TestRunner::new(ProptestConfig {
         cases,
         max_shrink_iters: 500,
+        // failures persist next to this file (tests/context_equivalence.proptest-regressions,
+        // committed) and are replayed first, as the proptest! macro's are
+        source_file: Some(file!()),
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
+            "proptest-regressions",
+        ))),
         ..ProptestConfig::default()
     });
     if let Err(e) = runner.run(&case(), check) {

@@ -52,6 +52,28 @@ struct Unit {
     keep: bool,
 }
 
+/// The first message a degrade may keep: the one after the last summary (what lies before
+/// it is already summarized, its text travels in the note), else the one after the brief.
+fn history_start(ctx: &DelegateContext) -> usize {
+    ctx.last_summary().filter(|&i| i >= 1).map_or(1, |i| i + 1)
+}
+
+/// The newest unit (host-contract §5, "at least the newest message, with the tool call or
+/// results it is paired with ... failed or empty assistants skipped"): the messages a
+/// degrade always keeps, or `None` when nothing after the brief (and the last summary) is
+/// keepable. Clause 5's `SUBAGENT_CONTEXT_OVERFLOW` means the brief, the degrade note and
+/// these messages do not fit. The one definition: [`degrade`] keeps it, and the property
+/// tests judge an overflow by it.
+pub fn newest_unit(ctx: &DelegateContext) -> Option<Range<usize>> {
+    let all = units(ctx, history_start(ctx));
+    newest_of(&all).map(|n| all[n].range.clone())
+}
+
+/// The newest keepable unit of `units`, by position.
+fn newest_of(units: &[Unit]) -> Option<usize> {
+    units.iter().rposition(|u| u.keep)
+}
+
 /// Group `facts[from..]` into units: an assistant with its answering results; a failed or
 /// empty assistant (and its results) and orphan results are not keepable; an assistant
 /// whose calls are not all answered is keepable only as the newest unit.
@@ -183,11 +205,12 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
     }
     // What lies before the last summary is already summarized; its text travels in the note.
     let prev = ctx.last_summary().filter(|&i| i >= 1);
-    let from = prev.map_or(1, |i| i + 1);
+    let from = history_start(ctx);
     let fresh_summary = d.summary.is_some();
     let carried = carried_summary(prev.map(|i| &facts[i]), d.summary);
     let all_units = units(ctx, from);
-    let newest = all_units.iter().rposition(|u| u.keep);
+    // the newest unit (`newest_unit`), as an index into `all_units`
+    let newest = newest_of(&all_units);
     // Messages a carried summary covers: the summarized ranges of a fresh summary, the
     // previous summary and what it summarized.
     let covered = |i: usize, with_carried: bool| -> bool {
