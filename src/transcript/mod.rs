@@ -9,7 +9,9 @@
 //! | tool and agent names, normalised | [`names`] |
 //! | `createdAt` → milliseconds | [`time`] |
 //! | rows → `AgentMessage[]` | [`to_messages`] |
+//! | a delegate's pi messages → rows (the writer of the same format) | [`from_messages`] |
 
+pub mod from_messages;
 pub mod names;
 pub mod rows;
 pub mod time;
@@ -22,7 +24,8 @@ pub use names::{
 pub use rows::{
     dedupe_rows, rows_from_value, CallIds, HeadField, RowFilter, RowHead, RowRole, UiMessage,
 };
-pub use time::iso_to_ms;
+pub use from_messages::{messages_to_rows, MessagesToRowsInput, RowOwner};
+pub use time::{iso_to_ms, ms_to_iso};
 pub use to_messages::{
     is_failed_assistant_row, rows_to_messages, tool_result_blocks, zero_usage, ProviderBinding,
     INTERRUPTED_TOOL_RESULT, MISSING_TOOL_RESULT,
