@@ -16,8 +16,7 @@
 //             SUBAGENT_CONTEXT_OVERFLOW: never a provider's raw overflow text
 //   settle    registry.settle with the run's rows → the Task row (settled)
 //   rows      messagesToRows / taskRowStart / taskRowSettle / taskRowRefused → onRows
-import { Agent, convertToLlm as piConvertToLlm } from "@earendil-works/pi-agent-core";
-import type { AgentMessage, AgentOptions, AgentTool, AgentContext, ThinkingLevel } from "@earendil-works/pi-agent-core";
+import type { Agent, AgentMessage, AgentOptions, AgentTool, AgentContext, ThinkingLevel } from "@earendil-works/pi-agent-core";
 import type { AssistantMessage, Model } from "@earendil-works/pi-ai";
 import * as dc from "delegate-context";
 import type {
@@ -54,8 +53,8 @@ export interface RunDelegateOptions {
   task: DelegateTask;
   /** The delegate's model first, then its fallbacks, in order (pi `Model`s). A resume runs on the chain's own model when it is among them. */
   models: readonly Model<any>[];
-  /** pi's stream function (your provider access); the Agent's default when absent. */
-  streamFn?: AgentOptions["streamFn"];
+  /** pi's stream function (your provider access). */
+  streamFn: AgentOptions["streamFn"];
   systemPrompt: string;
   /** The tools the delegate may use (those a delegate never inherits are removed). */
   tools?: readonly AgentTool<any>[];
@@ -130,6 +129,8 @@ export async function runDelegate(options: RunDelegateOptions): Promise<Delegate
   const { registry, task, systemPrompt, summarize, signal } = options;
   const now = options.now ?? Date.now;
   if (options.models.length === 0) throw new TypeError("runDelegate: `models` must hold the delegate's model");
+  // pi is ES modules only (no `require` export): loaded with import(), from CommonJS too
+  const pi = await import("@earendil-works/pi-agent-core");
   const args: TaskArgs = { agent: task.agent, task: task.task };
   if (task.description !== undefined) args.description = task.description;
   if (task.model !== undefined) args.model = task.model;
@@ -177,7 +178,7 @@ export async function runDelegate(options: RunDelegateOptions): Promise<Delegate
   persist([taskRow]);
   options.onEvent?.({ type: "started", delegationId: started.delegationId, resumedFrom: started.resumedFrom, modelId: modelKey(model) });
 
-  const tools = dc.filterInheritedTools([...(options.tools ?? [])]).tools as AgentTool<any>[];
+  const tools = dc.filterInheritedTools([...(options.tools ?? [])]).tools as unknown as AgentTool<any>[];
   const runMessages: AgentMessage[] = [{ role: "user", content: [{ type: "text", text: task.task }], timestamp: now() }];
   let rowsFrom = 0;
   const writeRunRows = () => {
@@ -226,10 +227,10 @@ export async function runDelegate(options: RunDelegateOptions): Promise<Delegate
   };
 
   // ---- the delegate's Agent ------------------------------------------------------------
-  const agent = new Agent({
+  const agent = new pi.Agent({
     ...options.agentOptions,
-    ...(options.streamFn ? { streamFn: options.streamFn } : {}),
-    convertToLlm: options.convertToLlm ?? piConvertToLlm,
+    streamFn: options.streamFn,
+    convertToLlm: options.convertToLlm ?? pi.convertToLlm,
     initialState: { systemPrompt, model, tools, messages: [], ...(options.thinkingLevel ? { thinkingLevel: options.thinkingLevel } : {}) },
     prepareNextTurnWithContext: (ctx, hookSignal) => hook(ctx, hookSignal),
   });
@@ -252,7 +253,7 @@ export async function runDelegate(options: RunDelegateOptions): Promise<Delegate
         binding: { provider: model.provider, model: model.id, api: model.api }, hardLimit: budgetOf(model).hardLimit, systemPrompt, tools,
       });
       options.onEvent?.({ type: "seed", seed });
-      next = [...(seed.messages as AgentMessage[]), runMessages[0]!];
+      next = [...(seed.messages as unknown as AgentMessage[]), runMessages[0]!];
     }
     next = signal?.aborted ? undefined : await preflightOn(next);
     while (next) {

@@ -25,7 +25,7 @@ const FILES = new Map<string, string>([
   ...["billing", "tax", "currency", "rounding", "ledger", "export", "import", "audit"].map((m): [string, string] => [`src/${m}.ts`, file(m, 110)]),
   ["logs/build.log", file("build", 2400)],
   ["CHANGELOG.md", file("changelog", 110)],
-  ...["billing", "tax", "ledger", "export"].map((m): [string, string] => [`test/${m}.test.ts`, file(`${m}-test`, 90)]),
+  ...["billing", "tax", "ledger", "export"].map((m): [string, string] => [`test/${m}.test.ts`, file(`${m}-test`, 120)]),
 ]);
 export const readTool: AgentTool = {
   name: "read", label: "Read", description: "Read a whole file of the repository.",

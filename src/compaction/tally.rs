@@ -142,10 +142,30 @@ mod tests {
             dropped_tokens: 900,
         };
         let mut after = RunTally::continued(Some(&before));
-        after.record(&DelegateTurnOutcome::unchanged(2, 10, 10, 100, crate::compaction::turn::TurnKind::Completed));
+        after.record(&DelegateTurnOutcome::unchanged(
+            2,
+            10,
+            10,
+            100,
+            crate::compaction::turn::TurnKind::Completed,
+        ));
         assert!(after.context_degraded);
-        assert_eq!((after.boundaries, after.context_compactions, after.dropped_messages), (4, 1, 4));
-        assert!(report_for_parent(&ReportInput { report: "r".into(), run: after, model_id: None }).degraded);
+        assert_eq!(
+            (
+                after.boundaries,
+                after.context_compactions,
+                after.dropped_messages
+            ),
+            (4, 1, 4)
+        );
+        assert!(
+            report_for_parent(&ReportInput {
+                report: "r".into(),
+                run: after,
+                model_id: None
+            })
+            .degraded
+        );
         assert_eq!(RunTally::continued(None), RunTally::default());
     }
 

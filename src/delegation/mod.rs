@@ -62,11 +62,11 @@ pub use prompt::{
     RESUME_PARAMETER_DESCRIPTION,
 };
 pub use registry::Registry;
+pub use seed::{seed_delegate_messages, SeedDropped, SeedInput, SeedResult};
 pub use task_row::{
     task_details, task_row_refused, task_row_settle, task_row_start, TaskArgs, TaskDetails,
     TaskRowRefused, TaskRowSettle, TaskRowStart, TASK_TOOL_NAME,
 };
-pub use seed::{seed_delegate_messages, SeedDropped, SeedInput, SeedResult};
 pub use types::{
     ChainInfo, ChainReads, ChainSelector, Diagnostic, DiagnosticCode, RebuildSkip,
     RebuildSkipReason, ResumableChain, ResumeRequest, ResumeTarget, SettleDelegation, SettleStatus,

@@ -277,9 +277,7 @@ pub fn task_row_settle(input: &TaskRowSettle) -> Result<UiMessage> {
             "expected the details of the row taskRowStart wrote",
         )
     })?;
-    let own = |r: &&UiMessage| {
-        r.parent_tool_call_id.as_deref() == Some(input.row.task_call_id())
-    };
+    let own = |r: &&UiMessage| r.parent_tool_call_id.as_deref() == Some(input.row.task_call_id());
     let turns = input
         .run_rows
         .iter()
@@ -299,7 +297,8 @@ pub fn task_row_settle(input: &TaskRowSettle) -> Result<UiMessage> {
     details.last_tool_name = tools.last().and_then(|r| r.tool_name.clone());
     details.context_compactions = Some(input.run.context_compactions);
     details.context_degraded = Some(input.run.context_degraded);
-    details.model_failures = (!input.model_failures.is_empty()).then(|| input.model_failures.clone());
+    details.model_failures =
+        (!input.model_failures.is_empty()).then(|| input.model_failures.clone());
     details.error = blank_to_none(&input.error);
     details.report = (!input.is_error).then(|| input.content.clone());
     let mut row = input.row.clone();
@@ -420,7 +419,10 @@ mod tests {
         })
         .unwrap();
         let v = serde_json::to_value(&row).unwrap();
-        assert_eq!(v["toolResult"]["details"], json!({"agent": "explorer", "error": "UNKNOWN_DELEGATION"}));
+        assert_eq!(
+            v["toolResult"]["details"],
+            json!({"agent": "explorer", "error": "UNKNOWN_DELEGATION"})
+        );
         assert_eq!(v["isError"], true);
         let e = task_row_refused(&TaskRowRefused {
             now: None,

@@ -87,7 +87,9 @@ impl RowOwner {
 
     fn skips(&self, tool: &str) -> bool {
         let tool = normalize_tool_name(tool);
-        self.skip_tools.iter().any(|t| normalize_tool_name(t) == tool)
+        self.skip_tools
+            .iter()
+            .any(|t| normalize_tool_name(t) == tool)
     }
 }
 
@@ -140,7 +142,9 @@ fn base_row(owner: &RowOwner, suffix: String, role: RowRole, ts: Option<f64>) ->
 /// pi's usage as a row's `usage` (`{inputTokens, outputTokens, cacheReadTokens,
 /// cacheWriteTokens, totalTokens}`).
 fn row_usage(usage: &Usage) -> Value {
-    let n = |v: Option<f64>| serde_json::Number::from_f64(v.unwrap_or(0.0)).map_or(Value::Null, Value::Number);
+    let n = |v: Option<f64>| {
+        serde_json::Number::from_f64(v.unwrap_or(0.0)).map_or(Value::Null, Value::Number)
+    };
     let mut m = Map::new();
     m.insert("inputTokens".into(), n(usage.input));
     m.insert("outputTokens".into(), n(usage.output));
@@ -151,7 +155,11 @@ fn row_usage(usage: &Usage) -> Value {
 }
 
 fn joined(blocks: &[ContentBlock], pick: impl Fn(&ContentBlock) -> Option<&str>) -> String {
-    blocks.iter().filter_map(pick).collect::<Vec<_>>().join("\n")
+    blocks
+        .iter()
+        .filter_map(pick)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The row of an assistant message (one turn).
@@ -262,7 +270,14 @@ pub fn messages_to_rows(
                         continue;
                     }
                     let result = results.get(c.id.as_str()).copied();
-                    rows.push(tool_row(owner, &c.id, &c.name, Some(&c.arguments), result, a.timestamp));
+                    rows.push(tool_row(
+                        owner,
+                        &c.id,
+                        &c.name,
+                        Some(&c.arguments),
+                        result,
+                        a.timestamp,
+                    ));
                 }
             }
             AgentMessage::ToolResult(r) => {
@@ -359,11 +374,17 @@ mod tests {
             {"role": "toolResult", "toolCallId": "t1", "toolName": "Task", "content": "report", "isError": false},
             {"role": "toolResult", "toolCallId": "r1", "toolName": "read", "content": "x", "isError": false},
         ]));
-        let owner = RowOwner { id_prefix: Some("s1".into()), skip_tools: vec!["task".into()], ..RowOwner::default() };
+        let owner = RowOwner {
+            id_prefix: Some("s1".into()),
+            skip_tools: vec!["task".into()],
+            ..RowOwner::default()
+        };
         let rows = messages_to_rows(&ms, &owner, 0).unwrap();
         let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(ids, ["s1:u0", "s1:a1", "s1:r1"]);
-        assert!(rows.iter().all(|r| r.parent_tool_call_id.is_none() && r.agent_name.is_none()));
+        assert!(rows
+            .iter()
+            .all(|r| r.parent_tool_call_id.is_none() && r.agent_name.is_none()));
         let e = messages_to_rows(&ms, &RowOwner::default(), 0).unwrap_err();
         assert!(e.to_string().contains("input.idPrefix"), "{e}");
     }

@@ -17,6 +17,7 @@ pub mod rows;
 pub mod time;
 pub mod to_messages;
 
+pub use from_messages::{messages_to_rows, MessagesToRowsInput, RowOwner};
 pub use names::{
     is_read_only_tool, is_task_tool, normalize_agent_name, normalize_tool_name, KNOWN_TOOLS,
     READ_ONLY_TOOLS, TASK_TOOL,
@@ -24,7 +25,6 @@ pub use names::{
 pub use rows::{
     dedupe_rows, rows_from_value, CallIds, HeadField, RowFilter, RowHead, RowRole, UiMessage,
 };
-pub use from_messages::{messages_to_rows, MessagesToRowsInput, RowOwner};
 pub use time::{iso_to_ms, ms_to_iso};
 pub use to_messages::{
     is_failed_assistant_row, rows_to_messages, tool_result_blocks, zero_usage, ProviderBinding,

@@ -125,7 +125,13 @@ mod tests {
         );
         assert_eq!(ms_to_iso(-1.0).as_deref(), Some("1969-12-31T23:59:59.999Z"));
         assert_eq!(ms_to_iso(f64::NAN), None);
-        for ms in [0.0, 951782400000.0, 1709296215250.0, 4102444800123.0, -86400000.0] {
+        for ms in [
+            0.0,
+            951782400000.0,
+            1709296215250.0,
+            4102444800123.0,
+            -86400000.0,
+        ] {
             assert_eq!(iso_to_ms(&ms_to_iso(ms).unwrap()), Some(ms));
         }
     }

@@ -7,8 +7,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{from_js, throw, to_js};
 use crate::delegation::{
-    task_row_refused, task_row_settle, task_row_start, TaskRowRefused, TaskRowSettle,
-    TaskRowStart,
+    task_row_refused, task_row_settle, task_row_start, TaskRowRefused, TaskRowSettle, TaskRowStart,
 };
 use crate::transcript::{messages_to_rows, MessagesToRowsInput};
 
@@ -32,7 +31,11 @@ pub fn messages_to_rows_js(
     #[wasm_bindgen(unchecked_param_type = "MessagesToRowsInput")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
     let input: MessagesToRowsInput = from_js(input, "input")?;
-    to_js(&throw(messages_to_rows(&input.messages, &input.owner, input.start))?)
+    to_js(&throw(messages_to_rows(
+        &input.messages,
+        &input.owner,
+        input.start,
+    ))?)
 }
 
 /// The Task row when a run starts (`id == toolCallId`, `details.status: "running"`,
