@@ -205,7 +205,7 @@ proptest! {
         let mut live = Registry::with_id_source(ids(0));
         let mut transcript: Vec<UiMessage> = Vec::new();
         let model = ModelBinding { key: Some("p/m".into()), model_id: Some("m".into()) };
-        let mut run = |reg: &mut Registry, transcript: &mut Vec<UiMessage>, call: &str, args: TaskArgs, turns: &[Turn], status: SettleStatus, now: f64| {
+        let run = |reg: &mut Registry, transcript: &mut Vec<UiMessage>, call: &str, args: TaskArgs, turns: &[Turn], status: SettleStatus, now: f64| {
             let started = reg.start(&StartDelegation {
                 tool_call_id: call.into(), agent: args.agent.clone(), task: args.task.clone(),
                 description: args.description.clone(), resume: args.resume.clone(),
