@@ -1,6 +1,7 @@
 //! ADR 0299 clause 6 (fallback models re-evaluated against their own window), clause 8
 //! (tools a delegate never inherits, `new_context` first among them) and the provider
-//! overflow classification of host-contract §5 (`CONTEXT_TOO_LARGE`).
+//! overflow classification of host-contract §5 (`CONTEXT_TOO_LARGE`), in every shape a host
+//! on pi meets it (its failed `AssistantMessage`, an `Error` without a status, a status).
 
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
@@ -9,7 +10,8 @@ use crate::budget::{context_budget, validate_model, BudgetModel, ContextBudget};
 use crate::compaction::context::DelegateContext;
 use crate::compaction::turn::boundary_tokens;
 use crate::error::{Error, Result};
-use crate::message::Extra;
+use crate::message::{Extra, Usage};
+use crate::overflow;
 use crate::transcript::normalize_tool_name;
 
 // ---------------------------------------------------------------- clause 6
@@ -142,7 +144,9 @@ pub fn select_fallback_model(
 
 // ---------------------------------------------------------------- provider errors
 
-/// A provider error as the host sees it.
+/// A provider error in any shape a host on pi meets it (host-contract §5, end): pi's
+/// failed `AssistantMessage` (`stopReason`, `errorMessage`, `usage`, no status), an
+/// `Error` with a `message` and no status, or an error with `status` (or `statusCode`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderError {
@@ -153,6 +157,29 @@ pub struct ProviderError {
     #[serde(default)]
     #[tsify(optional)]
     pub message: Option<String>,
+    /// pi's `AssistantMessage.stopReason` (`"error"` for a failed request).
+    #[serde(default)]
+    #[tsify(optional)]
+    pub stop_reason: Option<String>,
+    /// pi's `AssistantMessage.errorMessage`: the provider's text.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub error_message: Option<String>,
+    /// pi's `AssistantMessage.usage` (read for a silent overflow).
+    #[serde(default)]
+    #[tsify(optional, type = "Partial<Usage>")]
+    pub usage: Option<Usage>,
+}
+
+impl ProviderError {
+    /// The provider's text: `errorMessage` of a pi message, else `message`.
+    pub fn text(&self) -> &str {
+        self.error_message
+            .as_deref()
+            .filter(|m| !m.is_empty())
+            .or(self.message.as_deref())
+            .unwrap_or("")
+    }
 }
 
 /// How the host should treat a provider error.
@@ -162,12 +189,13 @@ pub struct ProviderErrorClass {
     /// `"CONTEXT_TOO_LARGE"` for an overflow, otherwise null.
     pub code: Option<String>,
     /// Whether the request is worth retrying as is: never for an overflow; for other
-    /// errors, 408, 409, 425, 429 and 5xx.
+    /// errors, HTTP 408, 409, 425, 429 and 5xx, or, without a status, what pi-ai's
+    /// `isRetryableAssistantError` calls transient (overloaded, rate limits, 5xx, network).
     pub retriable: bool,
     pub context_too_large: bool,
 }
 
-/// The message patterns of host-contract §5, matched case-insensitively:
+/// The host app's message patterns of host-contract §5, matched case-insensitively:
 /// `/context[ _-]?length|maximum context|context window|too many tokens|prompt is too long|input token count|exceeds the (?:maximum|model)|token limit/i`.
 pub fn is_overflow_message(message: &str) -> bool {
     let m = message.to_lowercase();
@@ -189,24 +217,68 @@ pub fn is_overflow_message(message: &str) -> bool {
     .any(|p| m.contains(p))
 }
 
-/// host-contract §5: 413 always; 400 and 422 when the message names a context overflow.
-pub fn classify_provider_error(e: &ProviderError) -> ProviderErrorClass {
-    let status = e.status.filter(|s| s.is_finite()).map(|s| s as i64);
-    let message = e.message.as_deref().unwrap_or("");
-    let overflow = match status {
+/// Whether a provider error is a context overflow, in any of pi's shapes:
+/// - a status: the host app's rules (host-contract §5): 413 always; 400 and 422 when the
+///   text names an overflow (the host's patterns or pi-ai's) and is not throttling; any
+///   other status is not an overflow;
+/// - pi's `AssistantMessage` (a `stopReason`): pi-ai's `isContextOverflow(message,
+///   contextWindow)` ([`overflow::is_context_overflow`]), silent overflows included;
+/// - neither (an `Error` with only a message): pi-ai's text rule on the message.
+pub fn is_provider_overflow(e: &ProviderError, context_window: Option<f64>) -> bool {
+    let text = e.text();
+    let by_status = match finite_status(e) {
         Some(413) => true,
-        Some(400) | Some(422) => is_overflow_message(message),
-        _ => false,
+        Some(400) | Some(422) => {
+            (is_overflow_message(text) || overflow::is_overflow_text(text))
+                && !overflow::is_throttling_text(text)
+        }
+        Some(_) => false,
+        None => e.stop_reason.is_none() && overflow::is_overflow_text(text),
     };
-    if overflow {
+    by_status
+        || e.stop_reason.as_deref().is_some_and(|stop| {
+            let usage = e.usage.as_ref().map(|u| overflow::OverflowUsage {
+                input: u.input,
+                output: u.output,
+                cache_read: u.cache_read,
+            });
+            overflow::is_context_overflow(
+                Some(stop),
+                e.error_message.as_deref(),
+                usage.as_ref(),
+                context_window,
+            )
+        })
+}
+
+fn finite_status(e: &ProviderError) -> Option<i64> {
+    e.status.filter(|s| s.is_finite()).map(|s| s as i64)
+}
+
+/// How the host should treat a provider error ([`is_provider_overflow`]; `context_window`
+/// is the failed model's, for pi's silent-overflow rules).
+pub fn classify_provider_error(
+    e: &ProviderError,
+    context_window: Option<f64>,
+) -> ProviderErrorClass {
+    if is_provider_overflow(e, context_window) {
         return ProviderErrorClass {
             code: Some(CONTEXT_TOO_LARGE.to_string()),
             retriable: false,
             context_too_large: true,
         };
     }
-    let retriable = matches!(status, Some(408) | Some(409) | Some(425) | Some(429))
-        || status.is_some_and(|s| (500..600).contains(&s));
+    let status = finite_status(e);
+    let retriable = match (status, e.stop_reason.as_deref()) {
+        (Some(s), _) => matches!(s, 408 | 409 | 425 | 429) || (500..600).contains(&s),
+        // pi's failed message: pi-ai's `isRetryableAssistantError`
+        (None, Some(stop)) => {
+            stop == "error"
+                && e.error_message.as_deref().is_some_and(|m| !m.is_empty())
+                && overflow::is_retryable_text(e.text())
+        }
+        (None, None) => overflow::is_retryable_text(e.text()),
+    };
     ProviderErrorClass {
         code: None,
         retriable,
@@ -218,19 +290,24 @@ pub fn classify_provider_error(e: &ProviderError) -> ProviderErrorClass {
 /// receives". A provider error that classifies as `CONTEXT_TOO_LARGE` (once the fallbacks
 /// are exhausted) becomes `SUBAGENT_CONTEXT_OVERFLOW` for `model_id`, with the guidance;
 /// any other error is `None` (the host passes it on unchanged).
-pub fn overflow_for_provider_error(
-    error: &ProviderError,
-    model_id: &str,
-    tokens: Option<u64>,
-    hard_limit: Option<u64>,
-) -> Option<Error> {
-    classify_provider_error(error)
-        .context_too_large
-        .then(|| Error::SubagentContextOverflow {
-            model_id: model_id.to_string(),
-            tokens,
-            hard_limit,
-        })
+pub fn overflow_for_provider_error(error: &ProviderError, model: &OverflowModel) -> Option<Error> {
+    is_provider_overflow(error, model.context_window).then(|| Error::SubagentContextOverflow {
+        model_id: model.model_id.clone(),
+        tokens: model.tokens,
+        hard_limit: model.hard_limit,
+    })
+}
+
+/// The failed delegate's model, as `errorForParent` takes it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OverflowModel {
+    pub model_id: String,
+    /// Its window, for pi's silent-overflow rules.
+    pub context_window: Option<f64>,
+    /// The context's size, when known.
+    pub tokens: Option<u64>,
+    /// The delegate's hardLimit, when known.
+    pub hard_limit: Option<u64>,
 }
 
 // ---------------------------------------------------------------- clause 8
@@ -324,10 +401,14 @@ mod tests {
     #[test]
     fn classification_follows_host_contract() {
         let c = |status: i32, m: &str| {
-            classify_provider_error(&ProviderError {
-                status: Some(status as f64),
-                message: Some(m.into()),
-            })
+            classify_provider_error(
+                &ProviderError {
+                    status: Some(status as f64),
+                    message: Some(m.into()),
+                    ..Default::default()
+                },
+                None,
+            )
         };
         assert!(c(413, "whatever").context_too_large);
         assert!(c(400, "This model's maximum context length is 8192 tokens").context_too_large);
@@ -339,6 +420,107 @@ mod tests {
         assert!(c(500, "x").retriable && c(429, "x").retriable && !c(400, "x").retriable);
         assert!(!c(413, "x").retriable);
         assert_eq!(c(413, "").code.as_deref(), Some("CONTEXT_TOO_LARGE"));
+        // pi-ai's wordings count under 400 too; throttling never does
+        assert!(c(400, "400 status code (no body)").context_too_large);
+        assert!(c(400, "Please reduce the length of the messages").context_too_large);
+        assert!(!c(400, "Rate limit: token limit reached for this minute").context_too_large);
+        assert!(!c(429, "Too many tokens, please wait").context_too_large);
+    }
+
+    /// The same provider text in pi's three shapes (issue 15 item 2).
+    #[test]
+    fn an_overflow_in_every_shape() {
+        let shapes = |text: &str| {
+            [
+                // pi's failed AssistantMessage: no status
+                ProviderError {
+                    stop_reason: Some("error".into()),
+                    error_message: Some(text.into()),
+                    ..Default::default()
+                },
+                // an Error without a status
+                ProviderError {
+                    message: Some(text.into()),
+                    ..Default::default()
+                },
+                // an error with a status
+                ProviderError {
+                    status: Some(400.0),
+                    message: Some(text.into()),
+                    ..Default::default()
+                },
+            ]
+        };
+        for text in [
+            "prompt is too long: 8871 tokens > 8192 maximum",
+            "Your input exceeds the context window of this model",
+            "The input token count (1196265) exceeds the maximum number of tokens allowed (1048575)",
+            "This model's maximum prompt length is 131072 but the request contains 537812 tokens",
+        ] {
+            for (i, e) in shapes(text).iter().enumerate() {
+                let class = classify_provider_error(e, None);
+                assert!(class.context_too_large && !class.retriable, "{i}: {text}");
+                let err = overflow_for_provider_error(
+                    e,
+                    &OverflowModel {
+                        model_id: "m".into(),
+                        ..Default::default()
+                    },
+                );
+                assert_eq!(err.map(|e| e.code()), Some("SUBAGENT_CONTEXT_OVERFLOW"));
+            }
+        }
+        for text in [
+            "Throttling error: Too many tokens, please wait before trying again.",
+            "429 Rate limit reached for requests",
+            "Too many requests",
+            "529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}",
+            "401 invalid x-api-key",
+        ] {
+            for (i, e) in shapes(text).iter().enumerate() {
+                assert!(
+                    !classify_provider_error(e, None).context_too_large,
+                    "{i}: {text}"
+                );
+            }
+        }
+        // without a status, pi's retry patterns decide; with one, the status does
+        let [msg, err, with_status] = shapes("Too many requests");
+        assert!(classify_provider_error(&msg, None).retriable);
+        assert!(classify_provider_error(&err, None).retriable);
+        assert!(!classify_provider_error(&with_status, None).retriable);
+        let [msg, err, _] = shapes("insufficient_quota: check your billing");
+        assert!(!classify_provider_error(&msg, None).retriable);
+        assert!(!classify_provider_error(&err, None).retriable);
+        // a failed message that is not an error, and the host regex alone without a status
+        let aborted = ProviderError {
+            stop_reason: Some("aborted".into()),
+            error_message: Some("prompt is too long".into()),
+            ..Default::default()
+        };
+        assert!(!classify_provider_error(&aborted, None).context_too_large);
+        let host_only = ProviderError {
+            message: Some("the context window of this model".into()),
+            ..Default::default()
+        };
+        assert!(!classify_provider_error(&host_only, None).context_too_large);
+    }
+
+    #[test]
+    fn a_silent_overflow_needs_the_window() {
+        let stop = ProviderError {
+            stop_reason: Some("stop".into()),
+            usage: Some(Usage {
+                input: Some(8000.0),
+                output: Some(20.0),
+                cache_read: Some(500.0),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        assert!(!classify_provider_error(&stop, None).context_too_large);
+        assert!(classify_provider_error(&stop, Some(8192.0)).context_too_large);
+        assert!(!classify_provider_error(&stop, Some(16_384.0)).context_too_large);
     }
 
     #[test]

@@ -28,7 +28,8 @@
 //! | ADR 0299 §5 | the provider's overflow error becomes the code the parent can act on | [`fallback`] (`overflow_for_provider_error`) |
 //! | ADR 0299 §6 | fallback models re-checked against their own window | [`fallback`] (`select_fallback_model`) |
 //! | ADR 0299 §8 | tools a delegate never inherits (`new_context` first) | [`fallback`] (`filter_inherited_tools`) |
-//! | host-contract §5 | provider overflow classification | [`fallback`] (`classify_provider_error`) |
+//! | host-contract §5 | provider overflow classification (status rules and pi's failure shapes) | [`fallback`] (`classify_provider_error`) |
+//! | host-contract §5 (end) | pi-ai's `isContextOverflow`: its patterns, its silent-overflow rules | [`overflow`] |
 //! | host-contract §6 | persisted rows, the row rules, names, timestamps | [`transcript`] |
 //! | ADR 0279 §3, subagent-context | rows → provider messages (one converter) | [`transcript::to_messages`] |
 //! | subagent-context (seed 001) | only a delegate's report enters the parent's context | [`parent`] |
@@ -48,6 +49,7 @@ pub mod js_text;
 pub mod json_scan;
 pub mod llm_text;
 pub mod message;
+pub mod overflow;
 pub mod parent;
 pub mod tokens;
 pub mod transcript;

@@ -10,15 +10,57 @@
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
-use tsify::Tsify;
 
 use crate::error::{Error, Result};
+
+/// The TypeScript declaration of these types (the binding puts it in the `.d.ts`): pi's own shapes (pi-ai 0.85.1's messages and
+/// blocks, pi-agent-core's harness messages; host-contract §1), field for field, so that what
+/// the library returns is assignable to pi-agent-core's `AgentMessage[]` and what pi holds is
+/// accepted as it is. Written here rather than derived: decoding stays lenient (a field pi
+/// requires may be absent on input and is then written back absent), which tsify can only
+/// declare as optional, and an optional `timestamp` is not assignable to pi's. The messages
+/// the library creates carry every field pi requires (tests/js/pi-types.test.mjs checks it at
+/// run time, `tsc -p tests/ts/tsconfig.pi.json` against pi-agent-core's declarations).
+pub const TS_DECLARATION: &str = r#"
+/** pi-ai's `TextContent`. */
+export interface TextContent { type: "text"; text: string; textSignature?: string }
+/** pi-ai's `ThinkingContent`. */
+export interface ThinkingContent { type: "thinking"; thinking: string; thinkingSignature?: string; redacted?: boolean }
+/** pi-ai's `ImageContent`. */
+export interface ImageContent { type: "image"; data: string; mimeType: string }
+/** pi-ai's `ToolCall`. */
+export interface ToolCall { type: "toolCall"; id: string; name: string; arguments: Record<string, any>; thoughtSignature?: string }
+/** One content block (a block of a type the library does not know is kept whole). */
+export type ContentBlock = TextContent | ThinkingContent | ImageContent | ToolCall;
+/** A user or custom message's content: a string or text and image blocks. */
+export type Content = string | (TextContent | ImageContent)[];
+/** pi-ai's `Usage` of one assistant response. */
+export interface Usage { input: number; output: number; cacheRead: number; cacheWrite: number; totalTokens: number; cost: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number } }
+/** pi-ai's `StopReason`. */
+export type StopReason = "pending" | "stop" | "length" | "toolUse" | "error" | "aborted" | "deferred";
+/** pi-ai's `UserMessage`. */
+export interface UserMessage { role: "user"; content: Content; timestamp: number }
+/** pi-ai's `AssistantMessage` (`errorMessage` on a failed request, `stopReason: "error"`). */
+export interface AssistantMessage { role: "assistant"; content: (TextContent | ThinkingContent | ToolCall)[]; api: string; provider: string; model: string; usage: Usage; stopReason: StopReason; errorMessage?: string; timestamp: number }
+/** pi-ai's `ToolResultMessage`. */
+export interface ToolResultMessage { role: "toolResult"; toolCallId: string; toolName: string; content: (TextContent | ImageContent)[]; details?: any; isError: boolean; timestamp: number }
+/** pi-agent-core's `CompactionSummaryMessage` (the library's summaries also carry `details`). */
+export interface CompactionSummaryMessage { role: "compactionSummary"; summary: string; tokensBefore: number; timestamp: number }
+/** pi-agent-core's `BranchSummaryMessage`. */
+export interface BranchSummaryMessage { role: "branchSummary"; summary: string; fromId: string | null; timestamp: number }
+/** pi-agent-core's `CustomMessage`. */
+export interface CustomMessage { role: "custom"; customType: string; content: Content; display: boolean; details?: any; timestamp: number }
+/** pi-agent-core's `BashExecutionMessage`. */
+export interface BashExecutionMessage { role: "bashExecution"; command: string; output: string; exitCode: number | undefined; cancelled: boolean; truncated: boolean; fullOutputPath?: string; excludeFromContext?: boolean; timestamp: number }
+/** A message of a delegate's (or any pi agent's) context: pi-agent-core's `AgentMessage` with its harness messages. Messages of other roles pass through unchanged at run time. */
+export type AgentMessage = UserMessage | AssistantMessage | ToolResultMessage | CompactionSummaryMessage | BranchSummaryMessage | CustomMessage | BashExecutionMessage;
+"#;
 
 /// Fields of a host object that the library does not model, kept verbatim.
 pub type Extra = Map<String, Value>;
 
 /// `string | (TextContent | ImageContent | ...)[]`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Content {
     Text(String),
@@ -63,71 +105,60 @@ impl Content {
 }
 
 /// `{type: "text", text, textSignature?}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TextBlock {
     pub text: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub text_signature: Option<String>,
     #[serde(flatten)]
-    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
 /// `{type: "thinking", thinking, thinkingSignature?, redacted?}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ThinkingBlock {
     pub thinking: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub thinking_signature: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub redacted: Option<bool>,
     #[serde(flatten)]
-    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
 /// `{type: "image", data, mimeType}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageBlock {
     pub data: String,
     pub mime_type: String,
     #[serde(flatten)]
-    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
 /// `{type: "toolCall", id, name, arguments, thoughtSignature?}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCallBlock {
     pub id: String,
     pub name: String,
-    #[tsify(type = "Record<string, unknown>")]
     pub arguments: Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub thought_signature: Option<String>,
     #[serde(flatten)]
-    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
 /// One content block, tagged by `type`. A block of an unknown type is kept whole.
-#[derive(Clone, Debug, PartialEq, Tsify)]
-#[serde(tag = "type", rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ContentBlock {
     Text(TextBlock),
     Thinking(ThinkingBlock),
     Image(ImageBlock),
     ToolCall(ToolCallBlock),
     /// A block type this library does not know, kept whole (with its `type`).
-    #[serde(skip)]
     Other(Extra),
 }
 
@@ -143,26 +174,20 @@ impl ContentBlock {
 }
 
 /// Provider usage of one assistant response.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Tsify)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub input: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub output: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub cache_read: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub cache_write: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub total_tokens: Option<f64>,
     #[serde(flatten)]
-    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
@@ -183,47 +208,37 @@ impl Usage {
 }
 
 /// `{role: "user", content, timestamp}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UserMessage {
     pub content: Content,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub timestamp: Option<f64>,
     #[serde(flatten)]
-    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
 /// `{role: "assistant", content, api, provider, model, usage, stopReason, errorMessage?, timestamp}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AssistantMessage {
     pub content: Vec<ContentBlock>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub api: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub provider: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub usage: Option<Usage>,
     /// `pending | stop | length | toolUse | error | aborted | deferred`
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub stop_reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub error_message: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub timestamp: Option<f64>,
     #[serde(flatten)]
-    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
@@ -243,7 +258,7 @@ impl AssistantMessage {
 }
 
 /// `{role: "toolResult", toolCallId, toolName, content, details?, isError, timestamp}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolResultMessage {
     pub tool_call_id: String,
@@ -255,37 +270,30 @@ pub struct ToolResultMessage {
         deserialize_with = "kept_even_if_null",
         skip_serializing_if = "Option::is_none"
     )]
-    #[tsify(optional, type = "unknown")]
     pub details: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub is_error: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub timestamp: Option<f64>,
     #[serde(flatten)]
-    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
 /// `{role: "compactionSummary", summary, tokensBefore, timestamp}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompactionSummaryMessage {
     pub summary: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub tokens_before: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub timestamp: Option<f64>,
     #[serde(flatten)]
-    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
 /// `{role: "branchSummary", summary, fromId, timestamp}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BranchSummaryMessage {
     pub summary: String,
@@ -295,55 +303,44 @@ pub struct BranchSummaryMessage {
         deserialize_with = "kept_even_if_null",
         skip_serializing_if = "Option::is_none"
     )]
-    #[tsify(optional, type = "string | null")]
     pub from_id: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub timestamp: Option<f64>,
     #[serde(flatten)]
-    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
 /// `{role: "custom", customType, content, display, details?, timestamp}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CustomMessage {
     pub content: Content,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub custom_type: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub display: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub timestamp: Option<f64>,
     #[serde(flatten)]
-    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
 /// `{role: "bashExecution", command, output, exitCode?, cancelled?, truncated?, excludeFromContext?, timestamp}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BashExecutionMessage {
     pub command: String,
     pub output: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub exclude_from_context: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
     pub timestamp: Option<f64>,
     #[serde(flatten)]
-    #[tsify(type = "{}")]
     pub extra: Extra,
 }
 
 /// A message of a delegate's (or any pi agent's) context, tagged by `role`.
-#[derive(Clone, Debug, PartialEq, Tsify)]
-#[serde(tag = "role", rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub enum AgentMessage {
     User(UserMessage),
     Assistant(AssistantMessage),
@@ -353,16 +350,15 @@ pub enum AgentMessage {
     Custom(CustomMessage),
     BashExecution(BashExecutionMessage),
     /// A role this library does not know, kept whole (with its `role`).
-    #[serde(skip)]
     Other(Extra),
 }
 
 impl AgentMessage {
-    /// A user message with one text block.
+    /// A user message with one text block. pi requires a `timestamp`: 0 when unknown.
     pub fn user_text(text: impl Into<String>, timestamp: Option<f64>) -> Self {
         AgentMessage::User(UserMessage {
             content: Content::Blocks(vec![ContentBlock::text(text)]),
-            timestamp,
+            timestamp: Some(timestamp.unwrap_or(0.0)),
             extra: Extra::new(),
         })
     }

@@ -24,6 +24,9 @@ pub const INTERRUPTED_TOOL_RESULT: &str =
 /// The result of a settled tool row that recorded nothing.
 pub const MISSING_TOOL_RESULT: &str = "[no tool result recorded]";
 
+/// `api` of a rebuilt assistant message when the binding does not name one.
+pub const UNKNOWN_API: &str = "unknown";
+
 /// The delegate's own provider/model binding, stamped on every rebuilt assistant message
 /// (a pinned delegation model is not the session model).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Tsify)]
@@ -33,7 +36,7 @@ pub struct ProviderBinding {
     pub provider: String,
     /// `model` of the assistant messages (the modelId).
     pub model: String,
-    /// `api` of the assistant messages, when the host knows it.
+    /// `api` of the assistant messages, when the host knows it (`"unknown"` otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[tsify(optional)]
     pub api: Option<String>,
@@ -79,7 +82,14 @@ fn usage_from_row(usage: Option<&Value>) -> Usage {
 fn assistant(binding: &ProviderBinding, timestamp: Option<f64>) -> AssistantMessage {
     AssistantMessage {
         content: Vec::new(),
-        api: binding.api.clone(),
+        // pi requires an `api`; an unknown one compares unequal to every model's, as an
+        // absent one did
+        api: Some(
+            binding
+                .api
+                .clone()
+                .unwrap_or_else(|| UNKNOWN_API.to_string()),
+        ),
         provider: Some(binding.provider.clone()),
         model: Some(binding.model.clone()),
         usage: Some(zero_usage()),
@@ -194,8 +204,17 @@ pub fn rows_to_messages(rows: &[UiMessage], binding: &ProviderBinding) -> Vec<Ag
     let mut messages: Vec<AgentMessage> = Vec::new();
     let mut carrier: Option<usize> = None;
     let mut seen_calls: HashSet<&str> = HashSet::new();
+    // pi requires a `timestamp` on every message: a row without one takes the last known
+    // time (0 before any)
+    let mut last_time = 0.0;
     for row in dedupe_rows(rows) {
-        let timestamp = row.created_at.as_deref().and_then(iso_to_ms);
+        let time = row
+            .created_at
+            .as_deref()
+            .and_then(iso_to_ms)
+            .unwrap_or(last_time);
+        last_time = time;
+        let timestamp = Some(time);
         match row.role {
             RowRole::User => {
                 carrier = None;

@@ -1,20 +1,17 @@
 //! One-shot exports of delegate compaction (ADR 0299 clauses 3–5): pi's primitives over
 //! a message array (`findCutPoint`, `prepareCompaction`, `serializeConversation`), and
-//! what a run hands its parent (`reportForParent`, `errorForParent`, clause 4's notice and
-//! clause 5's code). Each reads the array once and answers with ranges mapped onto the
+//! what a run hands its parent (`reportForParent`, clause 4's notice; clause 5's
+//! `errorForParent` is in [`super::fallback`]). Each reads the array once and answers with ranges mapped onto the
 //! caller's own message objects. The boundary step lives in [`super::turn`], the handle in
 //! [`super::context`].
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{from_js, index_arg, number_arg, settings_from_js, throw, to_js, to_js_error};
-use super::host;
+use super::convert::{from_js, index_arg, number_arg, settings_from_js, throw, to_js};
 use super::host_context::HostContext;
 use crate::compaction::prepare;
 use crate::compaction::summary::serialize_facts;
 use crate::compaction::tally::{report_for_parent as core_report, ReportInput};
-use crate::error::Error;
-use crate::fallback::{overflow_for_provider_error, ProviderError};
 
 /// pi-agent-core's `findCutPoint(entries, startIndex, endIndex, keepRecentTokens)` over
 /// messages: walking back from `endIndex - 1`, the first valid cut point (never a
@@ -120,57 +117,4 @@ pub fn report_for_parent(
 ) -> Result<JsValue, JsValue> {
     let input: ReportInput = from_js(input, "input")?;
     to_js(&core_report(&input))
-}
-
-/// ADR 0299 clause 5: "the provider's raw overflow text is no longer what the parent
-/// receives". Once the fallbacks are exhausted, give the run's provider error here: a
-/// context-too-large error (HTTP 413, or 400/422 whose message names an overflow)
-/// becomes the `SUBAGENT_CONTEXT_OVERFLOW` `DelegateContextError` with `modelId` and the
-/// guidance (narrow the task, a larger model, read less at once); any other error is
-/// returned unchanged (the same object).
-///
-/// @param error - the provider error (`{status, message}` or an `Error` with `status`)
-/// @param model - `{modelId, tokens?, hardLimit?}` of the delegate's model
-#[wasm_bindgen(js_name = errorForParent, unchecked_return_type = "DelegateContextError | unknown")]
-pub fn error_for_parent(
-    #[wasm_bindgen(unchecked_param_type = "unknown")] error: JsValue,
-    #[wasm_bindgen(
-        unchecked_param_type = "{ modelId: string; tokens?: number; hardLimit?: number }"
-    )]
-    model: JsValue,
-) -> Result<JsValue, JsValue> {
-    let model_id = throw(host::prop(&model, "modelId", "model"))?;
-    let model_id = model_id
-        .as_string()
-        .ok_or_else(|| to_js_error(&Error::invalid("model.modelId", "expected a string")))?;
-    let count = |key: &str| -> Result<Option<u64>, JsValue> {
-        let v = throw(host::prop(&model, key, "model"))?;
-        if v.is_undefined() || v.is_null() {
-            return Ok(None);
-        }
-        let x = number_arg(v, &format!("model.{key}"))?;
-        Ok(Some(crate::tokens::tokens_from_f64(x)))
-    };
-    let (tokens, hard_limit) = (count("tokens")?, count("hardLimit")?);
-    let provider = provider_error(&error)?;
-    Ok(
-        match overflow_for_provider_error(&provider, &model_id, tokens, hard_limit) {
-            Some(e) => to_js_error(&e),
-            None => error,
-        },
-    )
-}
-
-/// A provider error's `status` (or `statusCode`) and `message`, read safely.
-pub fn provider_error(error: &JsValue) -> Result<ProviderError, JsValue> {
-    if !host::is_object(error) {
-        return Err(to_js_error(&Error::invalid(
-            "error",
-            "expected an object with status and message",
-        )));
-    }
-    let get = |k: &str| throw(host::prop(error, k, "error"));
-    let status = get("status")?.as_f64().or(get("statusCode")?.as_f64());
-    let message = get("message")?.as_string();
-    Ok(ProviderError { status, message })
 }

@@ -12,46 +12,34 @@ use wasm_bindgen::prelude::*;
 use crate::compaction::prepare::CompactionSettings;
 use crate::error::{Error, Field};
 
-/// A TypeScript custom section, also kept as a Rust constant (for tests).
-macro_rules! typescript_section {
-    ($name:ident, $text:literal) => {
-        #[allow(dead_code)]
-        pub const $name: &str = $text;
-        #[wasm_bindgen(typescript_custom_section)]
-        const _: &str = $text;
-    };
-}
+// The error every export throws, declared for TypeScript: written from the table of codes
+// and fields the thrower uses ([`crate::error::KINDS`]), so the two cannot drift.
+#[allow(dead_code)]
+pub const TS_ERROR: &str = crate::error::TS_DECLARATION;
+#[wasm_bindgen(typescript_custom_section)]
+const _: &str = crate::error::TS_DECLARATION;
 
-// The error every export throws, declared for TypeScript (the codes are
-// [`crate::error::CODES`]).
-typescript_section!(
-    TS_ERROR,
-    r#"
-/** The stable code of a `DelegateContextError`. */
-export type DelegateContextErrorCode = "INVALID_INPUT" | "SUBAGENT_CONTEXT_OVERFLOW" | "ABORTED" | "UNKNOWN_DELEGATION" | "DELEGATION_RUNNING" | "NOT_RESUMABLE" | "AGENT_MISMATCH" | "MODEL_ON_RESUME" | "READ_BUDGET_EXCEEDED" | "NO_HISTORY" | "INVALID_STATE";
-/** Every failure of this library: a real `Error` whose `name` is "DelegateContextError", with a stable `code` and the details of its kind. */
-export interface DelegateContextError extends Error {
-  name: "DelegateContextError";
-  code: DelegateContextErrorCode;
-  /** Whether retrying the same call can succeed (never, for this library's errors). */
-  retriable: boolean;
-  /** INVALID_INPUT: the path of the bad value (`rows[12].toolArgs`). */
-  path?: string;
-  /** SUBAGENT_CONTEXT_OVERFLOW: the delegate's model, the context's size and its hardLimit (when known). */
-  modelId?: string;
-  tokens?: number;
-  hardLimit?: number;
-  /** Resumable delegations: the delegation concerned, the ids still reusable, the status, the agents, the lines read. */
-  delegationId?: string;
-  resumable?: string[];
-  omitted?: number;
-  status?: string;
-  expected?: string;
-  actual?: string;
-  lines?: number;
+// pi's message types, declared in the core next to the Rust types they describe.
+#[wasm_bindgen(typescript_custom_section)]
+const _: &str = crate::message::TS_DECLARATION;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_ERROR_GUARD: &str = r#"
+/** Whether `value` is an error this library threw (or `errorForParent` made): an `Error` named "DelegateContextError" with one of the codes. Narrows `unknown` in a `catch`. */
+export function isDelegateContextError(value: unknown): value is DelegateContextError;
+"#;
+
+/// The runtime guard declared above: an `Error` named `DelegateContextError` whose `code` is one of
+/// [`crate::error::CODES`]. Never throws: a getter that throws answers `false`.
+#[wasm_bindgen(js_name = isDelegateContextError, skip_typescript)]
+pub fn is_delegate_context_error(value: JsValue) -> bool {
+    let get = |k: &str| super::host::prop(&value, k, "value").ok();
+    value.is_instance_of::<js_sys::Error>()
+        && get("name").and_then(|n| n.as_string()).as_deref() == Some("DelegateContextError")
+        && get("code")
+            .and_then(|c| c.as_string())
+            .is_some_and(|c| crate::error::CODES.contains(&c.as_str()))
 }
-"#
-);
 
 /// Encode a core result for JavaScript: its JSON text (numbers printed as JavaScript
 /// prints them), parsed by `JSON.parse`. One serializer for every export, and one

@@ -32,7 +32,7 @@ pub fn estimate_tokens(
 /// `usage.totalTokens || usage.input + usage.output + usage.cacheRead + usage.cacheWrite`.
 #[wasm_bindgen(js_name = calculateContextTokens)]
 pub fn calculate_context_tokens(
-    #[wasm_bindgen(unchecked_param_type = "Usage")] usage: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Partial<Usage>")] usage: JsValue,
 ) -> Result<f64, JsValue> {
     let u: crate::message::Usage = from_js(usage, "usage")?;
     Ok(u.context_tokens())

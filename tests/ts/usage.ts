@@ -19,6 +19,7 @@ import {
   estimateTokens,
   filterInheritedTools,
   findCutPoint,
+  isDelegateContextError,
   formatResumableList,
   prepareCompaction,
   prepareDelegateTurn,
@@ -77,7 +78,9 @@ async function step(): Promise<AgentMessage[]> {
 }
 const hook = createPrepareNextTurn({ ...turn, summarize: async () => "s", onOutcome: (r: DelegateTurnReport) => r.run.contextDegraded });
 const parent: string = reportForParent({ report: "done", run: { contextDegraded: true, droppedMessages: 3 }, modelId: "m" }).text;
-const forParent = errorForParent(new Error("prompt is too long"), { modelId: "m" });
+const forParent: DelegateContextError | Error = errorForParent(new Error("prompt is too long"), { modelId: "m", contextWindow: 8192 });
+const forParentCode: string | undefined = isDelegateContextError(forParent) ? forParent.code : undefined;
+const missing: number | undefined = isDelegateContextError(forParent) ? forParent.resumableOmitted : undefined;
 const pick = selectFallbackModel({ messages: piMessages, candidates: [{ id: "m", provider: "p", contextWindow: 8192 }], overheadTokens: overhead });
 const failureCode: string | undefined = pick.modelFailures[0]?.code;
 const chosen: string | undefined = pick.model?.id;
@@ -165,6 +168,12 @@ runDelegateTurn({ messages: piMessages, ...turn });
 createPrepareNextTurn({ ...turn, summarize: "s" });
 // @ts-expect-error the report is text
 reportForParent({ report: 5 });
+// @ts-expect-error errorForParent's result is exact (the error or its own type), not unknown
+const notUnknown: number = errorForParent(new Error("x"), { modelId: "m" });
+// @ts-expect-error the old field name is gone: the thrown error has resumableOmitted
+const oldOmitted = (forParent as DelegateContextError).omitted;
+// @ts-expect-error the guard takes a value
+isDelegateContextError();
 // @ts-expect-error errorForParent needs the model id
 errorForParent(new Error("x"), {});
 // @ts-expect-error candidates are models
@@ -231,4 +240,5 @@ export {
   parent, forParent, failureCode, chosen, klass, denied, schema, size, synced, held, handleEstimate, handleCut, handlePlan, handleText,
   handleTurn, handleOut, handleRun, settled, status, info, listed, convo, skips, replayed, reads, seeded, binding, onError, browser,
   wrongEstimate, wrongVersion, wrongDeny, wrongSchema, wrongSync, wrongHeld, wrongPrompt, wrongSkips, wrongReads, wrongCode,
+  forParentCode, missing, notUnknown, oldOmitted,
 };

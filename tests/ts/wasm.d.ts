@@ -1,0 +1,5 @@
+// What the npm README tells a TypeScript user to declare for a bundler's file loader.
+declare module "*.wasm" {
+  const url: string;
+  export default url;
+}
