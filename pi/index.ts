@@ -253,7 +253,7 @@ export async function runDelegate(options: RunDelegateOptions): Promise<Delegate
         binding: { provider: model.provider, model: model.id, api: model.api }, hardLimit: budgetOf(model).hardLimit, systemPrompt, tools,
       });
       options.onEvent?.({ type: "seed", seed });
-      next = [...(seed.messages as unknown as AgentMessage[]), runMessages[0]!];
+      next = [...seed.messages, runMessages[0]!];
     }
     next = signal?.aborted ? undefined : await preflightOn(next);
     while (next) {
@@ -269,11 +269,11 @@ export async function runDelegate(options: RunDelegateOptions): Promise<Delegate
       if (hookError !== undefined || signal?.aborted || !isFailedRequest(last) || last.stopReason === "aborted") break;
       // ADR 0299 §5–6: pi's failed request, classified; the next model that can hold the context
       failure = last;
-      const cls = dc.classifyProviderError(last as never);
+      const cls = dc.classifyProviderError(last);
       options.onEvent?.({ type: "providerError", modelId: modelKey(model), message: last.errorMessage ?? "", contextTooLarge: cls.contextTooLarge });
       if (queue.length === 0) break;
       const choice = dc.selectFallbackModel({
-        messages: carried as never,
+        messages: carried,
         candidates: queue.map((m) => ({ id: m.id, provider: m.provider, contextWindow: m.contextWindow, maxTokens: m.maxTokens })),
         overheadTokens: dc.requestOverheadTokens({ systemPrompt, tools }),
       });
@@ -308,7 +308,7 @@ export async function runDelegate(options: RunDelegateOptions): Promise<Delegate
     content = messageOf(hookError);
   } else if (failure !== undefined || isFailedRequest(last)) {
     const failed = (failure ?? last) as AssistantMessage;
-    const e: unknown = dc.errorForParent(failed as never, { modelId });
+    const e: unknown = dc.errorForParent(failed, { modelId });
     status = "failed";
     const coded = codeOf(e);
     code = coded ?? "PROVIDER_ERROR";

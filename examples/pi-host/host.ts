@@ -5,7 +5,7 @@
 // writes. Run: tests/js/runner-example.test.mjs compiles it (tsc, node16 and bundler) and
 // runs it.
 import { Agent, convertToLlm, type AgentMessage, type AgentTool } from "@earendil-works/pi-agent-core";
-import type { Message, Model } from "@earendil-works/pi-ai";
+import type { Model } from "@earendil-works/pi-ai";
 import { Type } from "typebox";
 import { DelegationRegistry, buildParentContext, resumeParameterSchema, type SummaryRequest, type UiMessage } from "delegate-context";
 import { recordRows, runDelegate } from "delegate-context/pi";
@@ -24,7 +24,7 @@ const store = (batch: UiMessage[]) => {
 // ---- delegates: their models (fallbacks after the first), prompt and summarizer ------
 const DELEGATE_MODELS: Record<string, Model<any>[]> = { tester: [models.small, models.tiny, models.medium] };
 const summarize = async (request: SummaryRequest, signal?: AbortSignal) =>
-  (await streamFn(models.summarizer, { systemPrompt: request.systemPrompt, messages: request.messages as Message[] }, { maxTokens: request.maxTokens, signal })).result();
+  (await streamFn(models.summarizer, { systemPrompt: request.systemPrompt, messages: request.messages }, { maxTokens: request.maxTokens, signal })).result();
 let registry = new DelegationRegistry();
 
 const taskTool: AgentTool = {
@@ -62,7 +62,7 @@ await parent("s1", PARENT_PROMPT, []).prompt(USER_1);
 const saved: UiMessage[] = JSON.parse(JSON.stringify(rows));
 registry.free();
 registry = DelegationRegistry.fromTranscript(saved);
-const messages = buildParentContext(saved).messages as AgentMessage[];
+const { messages } = buildParentContext(saved);
 console.log(`restart: ${saved.length} rows, ${registry.chainCount} chains, ${messages.length} parent messages`);
 const second = parent("s2", `${PARENT_PROMPT}\n\n${registry.resumablePrompt()}`, messages);
 await second.prompt(USER_2);
