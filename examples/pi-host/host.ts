@@ -24,7 +24,7 @@ const store = (batch: UiMessage[]) => {
 // ---- delegates: their models (fallbacks after the first), prompt and summarizer ------
 const DELEGATE_MODELS: Record<string, Model<any>[]> = { tester: [models.small, models.tiny, models.medium] };
 const summarize = async (request: SummaryRequest, signal?: AbortSignal) =>
-  (await streamFn(models.summarizer, { systemPrompt: request.systemPrompt, messages: request.messages }, { maxTokens: request.maxTokens, signal })).result();
+  (await streamFn(models.summarizer, { systemPrompt: request.systemPrompt, messages: convertToLlm(request.messages) }, { maxTokens: request.maxTokens, signal })).result();
 let registry = new DelegationRegistry();
 
 const taskTool: AgentTool = {
