@@ -26,6 +26,10 @@ node scripts/cjs-snippets.mjs pkg/node
 # strings cross into wasm with one encodeInto, and a freed handle answers INVALID_STATE
 # like any other error (the script says how)
 node scripts/patch-glue.mjs pkg/node/delegate_context.js pkg/web/delegate_context.js
+# delegate-context/pi, the runner over pi's Agent (pi/index.ts): ESM and CommonJS, its
+# imports (this package by its own name, pi-agent-core and pi-ai, optional peers) left as
+# imports; its declarations from tsc, one copy per module format.
+bash scripts/build-pi.sh
 node -e 'const p=require("./pkg/package.json");p.version=require("child_process").execSync("cargo pkgid").toString().trim().split(/[@#]/).pop();require("fs").writeFileSync("pkg/package.json",JSON.stringify(p,null,2)+"\n")'
 node -e '
 const b = require("fs").readFileSync("pkg/web/delegate_context_bg.wasm");

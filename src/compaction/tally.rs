@@ -36,6 +36,15 @@ pub struct RunTally {
 }
 
 impl RunTally {
+    /// The tally a run's next hook starts from. A run is one run across its models (ADR
+    /// 0299 clauses 4 and 6): when a provider error moves it to a fallback, the hook on
+    /// the fallback's budget continues the counts of the one before, so a run that
+    /// degraded on its first model stays degraded and its report says so. `None`: a new
+    /// run, from zero.
+    pub fn continued(previous: Option<&RunTally>) -> RunTally {
+        previous.cloned().unwrap_or_default()
+    }
+
     /// Count one boundary step.
     pub fn record(&mut self, out: &DelegateTurnOutcome) {
         self.boundaries = self.boundaries.saturating_add(1);
@@ -122,6 +131,43 @@ pub fn report_for_parent(input: &ReportInput) -> ParentBoundReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fallback_continues_the_run_and_stays_degraded() {
+        let before = RunTally {
+            boundaries: 3,
+            context_compactions: 1,
+            context_degraded: true,
+            dropped_messages: 4,
+            dropped_tokens: 900,
+        };
+        let mut after = RunTally::continued(Some(&before));
+        after.record(&DelegateTurnOutcome::unchanged(
+            2,
+            10,
+            10,
+            100,
+            crate::compaction::turn::TurnKind::Completed,
+        ));
+        assert!(after.context_degraded);
+        assert_eq!(
+            (
+                after.boundaries,
+                after.context_compactions,
+                after.dropped_messages
+            ),
+            (4, 1, 4)
+        );
+        assert!(
+            report_for_parent(&ReportInput {
+                report: "r".into(),
+                run: after,
+                model_id: None
+            })
+            .degraded
+        );
+        assert_eq!(RunTally::continued(None), RunTally::default());
+    }
 
     #[test]
     fn a_run_that_lost_nothing_reports_as_it_is() {

@@ -23,6 +23,7 @@
 //! | 0279 §12 | the registry rebuilt from the transcript | [`rebuild`] (plan), [`registry`] (replay) |
 //! | 0279 §13 | a chain rendered as one conversation | [`conversation`] |
 //! | 0299 §7 | seeding a resumed run within the delegate's budget | [`seed`] |
+//! | 0279 §4, §12 (host-contract §6) | the Task row a run writes at start, at settle, or refused | [`task_row`] |
 //! | inputs and outputs of the registry | | [`types`] |
 //!
 //! Imports run one way: [`registry`] → ([`rebuild`], [`conversation`], [`prompt`],
@@ -41,6 +42,7 @@ pub mod prompt;
 pub mod rebuild;
 pub mod registry;
 pub mod seed;
+pub mod task_row;
 pub mod types;
 pub mod wording;
 
@@ -61,6 +63,10 @@ pub use prompt::{
 };
 pub use registry::Registry;
 pub use seed::{seed_delegate_messages, SeedDropped, SeedInput, SeedResult};
+pub use task_row::{
+    task_details, task_row_refused, task_row_settle, task_row_start, TaskArgs, TaskDetails,
+    TaskRowRefused, TaskRowSettle, TaskRowStart, TASK_TOOL_NAME,
+};
 pub use types::{
     ChainInfo, ChainReads, ChainSelector, Diagnostic, DiagnosticCode, RebuildSkip,
     RebuildSkipReason, ResumableChain, ResumeRequest, ResumeTarget, SettleDelegation, SettleStatus,

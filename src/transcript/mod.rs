@@ -9,12 +9,15 @@
 //! | tool and agent names, normalised | [`names`] |
 //! | `createdAt`, `startedAt`, `completedAt` → milliseconds | [`time`] |
 //! | rows → `AgentMessage[]` | [`to_messages`] |
+//! | a delegate's pi messages → rows (the writer of the same format) | [`from_messages`] |
 
+pub mod from_messages;
 pub mod names;
 pub mod rows;
 pub mod time;
 pub mod to_messages;
 
+pub use from_messages::{messages_to_rows, MessagesToRowsInput, RowOwner};
 pub use names::{
     is_read_only_tool, is_task_tool, normalize_agent_name, normalize_tool_name, KNOWN_TOOLS,
     READ_ONLY_TOOLS, TASK_TOOL,
@@ -22,7 +25,7 @@ pub use names::{
 pub use rows::{
     dedupe_rows, rows_from_value, CallIds, HeadField, RowFilter, RowHead, RowRole, UiMessage,
 };
-pub use time::{iso_to_ms, time_value_to_ms};
+pub use time::{iso_to_ms, ms_to_iso, time_value_to_ms};
 pub use to_messages::{
     is_failed_assistant_row, rows_to_messages, tool_result_blocks, zero_usage, ProviderBinding,
     INTERRUPTED_TOOL_RESULT, MISSING_TOOL_RESULT,

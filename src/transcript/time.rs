@@ -1,5 +1,6 @@
 //! Row timestamps (host-contract §6: `createdAt` is an ISO string) as the milliseconds
-//! JavaScript's `Date.parse` gives, for the `timestamp` of rebuilt messages; and the
+//! JavaScript's `Date.parse` gives, for the `timestamp` of rebuilt messages, and back
+//! (`Date.prototype.toISOString`) for the rows the package writes; and the
 //! settlement times a Task row's delegation summary records (`details.startedAt`,
 //! `details.completedAt`: an ISO string or epoch milliseconds), which order a rebuild
 //! (ADR 0279 clause 12, host-contract §8).
@@ -92,6 +93,40 @@ pub fn time_value_to_ms(value: &Value) -> Option<f64> {
     }
 }
 
+/// Milliseconds since the epoch as `new Date(ms).toISOString()` writes them
+/// (`YYYY-MM-DDTHH:MM:SS.sssZ`, fractions of a millisecond dropped); `None` for a value
+/// `Date` rejects (not finite, or beyond ±8.64e15 ms).
+pub fn ms_to_iso(ms: f64) -> Option<String> {
+    if !ms.is_finite() || ms.abs() > 8.64e15 {
+        return None;
+    }
+    let ms = ms.trunc() as i64;
+    let days = ms.div_euclid(86_400_000);
+    let in_day = ms.rem_euclid(86_400_000);
+    // the civil date of a day number (Howard Hinnant's algorithm)
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    let year = if (0..=9999).contains(&y) {
+        format!("{y:04}")
+    } else {
+        format!("{}{:06}", if y < 0 { '-' } else { '+' }, y.abs())
+    };
+    Some(format!(
+        "{year}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        in_day / 3_600_000,
+        in_day / 60_000 % 60,
+        in_day / 1000 % 60,
+        in_day % 1000
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +145,26 @@ mod tests {
         assert_eq!(time_value_to_ms(&json!(12.5)), Some(12.5));
         for bad in [json!("soon"), json!(null), json!(true), json!({})] {
             assert_eq!(time_value_to_ms(&bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn iso_strings_are_written_like_to_iso_string_and_read_back() {
+        assert_eq!(ms_to_iso(0.0).as_deref(), Some("1970-01-01T00:00:00.000Z"));
+        assert_eq!(
+            ms_to_iso(1709296215250.7).as_deref(),
+            Some("2024-03-01T12:30:15.250Z")
+        );
+        assert_eq!(ms_to_iso(-1.0).as_deref(), Some("1969-12-31T23:59:59.999Z"));
+        assert_eq!(ms_to_iso(f64::NAN), None);
+        for ms in [
+            0.0,
+            951782400000.0,
+            1709296215250.0,
+            4102444800123.0,
+            -86400000.0,
+        ] {
+            assert_eq!(iso_to_ms(&ms_to_iso(ms).unwrap()), Some(ms));
         }
     }
 

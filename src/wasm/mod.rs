@@ -12,4 +12,5 @@ pub mod foundation;
 pub mod host;
 pub mod host_context;
 pub mod messages;
+pub mod rows;
 pub mod turn;

@@ -50,6 +50,8 @@ export type PrepareNextTurnConfig = TurnConfig & {
   signal?: AbortSignal;
   /** Called after every boundary with this step and the run's counts; a listener that throws or rejects is ignored (the step's result stands). */
   onOutcome?: (report: DelegateTurnReport) => void;
+  /** The run's counts so far (`run` of the previous hook's last report): a hook for a fallback model continues the same run, so a degraded run stays degraded (ADR 0299 §4, §6). */
+  run?: RunTally;
 };
 "#;
 
@@ -633,7 +635,8 @@ async fn hook_step(
 /// (`contextCompactions`, `contextDegraded`, what was dropped) and reports every
 /// boundary to `onOutcome`. `overheadTokens` defaults to the context's system prompt and
 /// tools. Call it once yourself before the first request (with `{context}`) as a
-/// pre-flight.
+/// pre-flight. `run` (the previous hook's last `run`) continues a run's counts on a
+/// fallback model.
 ///
 /// @example
 /// ```js
@@ -654,9 +657,15 @@ pub fn create_prepare_next_turn(
     } else {
         Some(throw(function_arg(on_outcome, "onOutcome"))?)
     };
+    let run = throw(host::prop(&config, "run", "config"))?;
+    let previous: Option<RunTally> = if run.is_undefined() || run.is_null() {
+        None
+    } else {
+        Some(throw(decode(&run, "config.run"))?)
+    };
     let state = Rc::new(RefCell::new(HookState {
         context: Rc::new(RefCell::new(HostContext::new())),
-        run: RunTally::default(),
+        run: RunTally::continued(previous.as_ref()),
         overhead: None,
         busy: false,
     }));

@@ -1,0 +1,391 @@
+//! A delegate's pi messages → the rows the host persists (host-contract §6; ADR 0279
+//! clause 3: "the rows are persisted with enough fidelity for a full rebuild"). The
+//! writer of the one row format [`super::to_messages`] reads: a run's rows, read back,
+//! give the conversation the run had (a property test holds the two together).
+//!
+//! Rows, in message order, each with `parentToolCallId` (the Task call) and `agentName`:
+//! - a user message: a `user` row with its text (the delegate's task; a resumed chain
+//!   reads as task → reply → task → reply, ADR 0279 clause 13). Images are not kept.
+//! - an assistant message (one turn): one `assistant` row with its text blocks joined by
+//!   `\n`, its thinking blocks joined by `\n` (`thinking`), `modelId`, `providerId` and
+//!   `usage`; `status: "complete"`. A failed one (`stopReason` `error` or `aborted`) is
+//!   an error row (`status` `"error"` / `"aborted"`, `error` = its `errorMessage`),
+//!   which the reader drops; its tool calls never ran and get no row.
+//! - a tool call: one `tool` row (`toolCallId`, `toolName`, `toolArgs`), `toolStatus`
+//!   `"running"` until its result is among the messages, then `"success"` or `"error"`
+//!   with `isError` and `toolResult: {content, details?}`. A result whose call came
+//!   earlier rewrites that same row (same id: the later copy wins).
+//! - other roles (compaction summaries, custom messages) are not rows: a delegate's
+//!   compaction rewrites no row (ADR 0299, "Transcript rows").
+//!
+//! Ids are stable, so writing the rows of a growing run again rewrites them in place:
+//! `<parentToolCallId>:u<i>` / `:a<i>` (`i` the message's index in the run) and
+//! `<parentToolCallId>:<toolCallId>` for tool rows. `createdAt` is the message's
+//! `timestamp` as an ISO string (a tool row: its call's).
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use tsify::Tsify;
+
+use super::names::normalize_tool_name;
+use super::rows::{RowRole, UiMessage};
+use super::time::ms_to_iso;
+use crate::error::{Error, Result};
+use crate::message::{AgentMessage, AssistantMessage, Content, ContentBlock, ToolCallBlock};
+use crate::message::{ToolResultMessage, Usage};
+
+/// Who writes the rows: a delegate (the Task call's id and its agent: every row carries
+/// them), or the parent (neither: its rows are the parent's own).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct RowOwner {
+    /// A delegate's Task call id (`parentToolCallId` of every row; the ids' prefix too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub parent_tool_call_id: Option<String>,
+    /// A delegate's agent name (`agentName` of every row).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub agent_name: Option<String>,
+    /// The rows' id prefix (default: `parentToolCallId`; required for the parent's rows,
+    /// e.g. one per app session, so that two sessions' ids never meet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub id_prefix: Option<String>,
+    /// Tools whose calls get no row here (compared normalised): the parent's Task tool,
+    /// whose row the runner writes itself.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[tsify(optional)]
+    pub skip_tools: Vec<String>,
+}
+
+impl RowOwner {
+    /// The rows of a delegate's run.
+    pub fn delegate(parent_tool_call_id: &str, agent_name: &str) -> RowOwner {
+        RowOwner {
+            parent_tool_call_id: Some(parent_tool_call_id.to_string()),
+            agent_name: Some(agent_name.to_string()),
+            ..RowOwner::default()
+        }
+    }
+
+    /// The rows' id prefix; `INVALID_INPUT` when there is none.
+    pub fn prefix(&self) -> Result<&str> {
+        self.id_prefix
+            .as_deref()
+            .or(self.parent_tool_call_id.as_deref())
+            .filter(|p| !p.trim().is_empty())
+            .ok_or_else(|| {
+                Error::invalid(
+                    "input.idPrefix",
+                    "give idPrefix (or parentToolCallId for a delegate's rows)",
+                )
+            })
+    }
+
+    fn skips(&self, tool: &str) -> bool {
+        let tool = normalize_tool_name(tool);
+        self.skip_tools
+            .iter()
+            .any(|t| normalize_tool_name(t) == tool)
+    }
+}
+
+/// Input of `messagesToRows`: messages and who wrote them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct MessagesToRowsInput {
+    /// The messages, in order (pi's `AgentMessage`s): a delegate's run from its task on,
+    /// or the parent's session.
+    pub messages: Vec<AgentMessage>,
+    #[serde(flatten)]
+    pub owner: RowOwner,
+    /// Rows of `messages[start..]` only (default 0: all).
+    #[serde(default)]
+    #[tsify(optional)]
+    pub start: usize,
+}
+
+/// The row of a user message.
+fn user_row(owner: &RowOwner, index: usize, content: &Content, ts: Option<f64>) -> UiMessage {
+    let mut row = base_row(owner, format!("u{index}"), RowRole::User, ts);
+    row.content = content.text("\n");
+    row
+}
+
+fn base_row(owner: &RowOwner, suffix: String, role: RowRole, ts: Option<f64>) -> UiMessage {
+    UiMessage {
+        id: format!("{}:{suffix}", owner.prefix().unwrap_or_default()),
+        role,
+        content: String::new(),
+        created_at: ts.and_then(ms_to_iso),
+        status: None,
+        thinking: None,
+        model_id: None,
+        provider_id: None,
+        usage: None,
+        error: None,
+        tool_name: None,
+        tool_call_id: None,
+        tool_status: None,
+        tool_args: None,
+        tool_result: None,
+        is_error: None,
+        parent_tool_call_id: owner.parent_tool_call_id.clone(),
+        agent_name: owner.agent_name.clone(),
+        extra: Map::new(),
+    }
+}
+
+/// pi's usage as a row's `usage` (`{inputTokens, outputTokens, cacheReadTokens,
+/// cacheWriteTokens, totalTokens}`).
+fn row_usage(usage: &Usage) -> Value {
+    let n = |v: Option<f64>| {
+        serde_json::Number::from_f64(v.unwrap_or(0.0)).map_or(Value::Null, Value::Number)
+    };
+    let mut m = Map::new();
+    m.insert("inputTokens".into(), n(usage.input));
+    m.insert("outputTokens".into(), n(usage.output));
+    m.insert("cacheReadTokens".into(), n(usage.cache_read));
+    m.insert("cacheWriteTokens".into(), n(usage.cache_write));
+    m.insert("totalTokens".into(), n(usage.total_tokens));
+    Value::Object(m)
+}
+
+fn joined(blocks: &[ContentBlock], pick: impl Fn(&ContentBlock) -> Option<&str>) -> String {
+    blocks
+        .iter()
+        .filter_map(pick)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The row of an assistant message (one turn).
+fn assistant_row(owner: &RowOwner, index: usize, m: &AssistantMessage) -> UiMessage {
+    let mut row = base_row(owner, format!("a{index}"), RowRole::Assistant, m.timestamp);
+    row.content = joined(&m.content, |b| match b {
+        ContentBlock::Text(t) => Some(t.text.as_str()),
+        _ => None,
+    });
+    let thinking = joined(&m.content, |b| match b {
+        ContentBlock::Thinking(t) => Some(t.thinking.as_str()),
+        _ => None,
+    });
+    row.thinking = (!thinking.is_empty()).then_some(thinking);
+    row.model_id = m.model.clone();
+    row.provider_id = m.provider.clone();
+    row.usage = m.usage.as_ref().map(row_usage);
+    match m.stop_reason.as_deref() {
+        Some(reason @ ("error" | "aborted")) => {
+            row.status = Some(reason.to_string());
+            let text = m
+                .error_message
+                .clone()
+                .filter(|e| !e.trim().is_empty())
+                .unwrap_or_else(|| format!("the request ended with stopReason \"{reason}\""));
+            row.error = Some(Value::String(text));
+        }
+        _ => row.status = Some("complete".into()),
+    }
+    row
+}
+
+/// The row of a tool call, with its result when there is one.
+fn tool_row(
+    owner: &RowOwner,
+    call_id: &str,
+    name: &str,
+    args: Option<&Value>,
+    result: Option<&ToolResultMessage>,
+    ts: Option<f64>,
+) -> UiMessage {
+    let mut row = base_row(owner, call_id.to_string(), RowRole::Tool, ts);
+    row.tool_call_id = Some(call_id.to_string());
+    row.tool_name = Some(name.to_string());
+    row.tool_args = args.cloned();
+    match result {
+        None => row.tool_status = Some("running".into()),
+        Some(r) => {
+            let failed = r.is_error == Some(true);
+            row.tool_status = Some(if failed { "error" } else { "success" }.into());
+            row.is_error = Some(failed);
+            let blocks = match &r.content {
+                Content::Text(s) => vec![ContentBlock::text(s.clone())],
+                Content::Blocks(b) => b.clone(),
+            };
+            let mut out = Map::new();
+            out.insert(
+                "content".into(),
+                serde_json::to_value(&blocks).unwrap_or_else(|_| Value::Array(Vec::new())),
+            );
+            if let Some(details) = &r.details {
+                out.insert("details".into(), details.clone());
+            }
+            row.tool_result = Some(Value::Object(out));
+        }
+    }
+    row
+}
+
+/// The rows of `messages[start..]` (a delegate's run from its task on, or the parent's
+/// session; earlier messages pair tool calls with their results). See the module docs.
+///
+/// Errors: `INVALID_INPUT` when `owner` gives no id prefix.
+pub fn messages_to_rows(
+    messages: &[AgentMessage],
+    owner: &RowOwner,
+    start: usize,
+) -> Result<Vec<UiMessage>> {
+    owner.prefix()?;
+    // every call of a successful assistant, and every result, by tool call id
+    let mut calls: HashMap<&str, (&ToolCallBlock, Option<f64>)> = HashMap::new();
+    let mut results: HashMap<&str, &ToolResultMessage> = HashMap::new();
+    for m in messages {
+        match m {
+            AgentMessage::Assistant(a) if !a.is_failed() => {
+                for c in a.tool_calls() {
+                    calls.entry(c.id.as_str()).or_insert((c, a.timestamp));
+                }
+            }
+            AgentMessage::ToolResult(r) => {
+                results.entry(r.tool_call_id.as_str()).or_insert(r);
+            }
+            _ => {}
+        }
+    }
+    let mut rows = Vec::new();
+    let mut written: HashSet<&str> = HashSet::new();
+    for (index, m) in messages.iter().enumerate().skip(start) {
+        match m {
+            AgentMessage::User(u) => rows.push(user_row(owner, index, &u.content, u.timestamp)),
+            AgentMessage::Assistant(a) => {
+                rows.push(assistant_row(owner, index, a));
+                if a.is_failed() {
+                    continue;
+                }
+                for c in a.tool_calls() {
+                    if c.id.is_empty() || owner.skips(&c.name) || !written.insert(c.id.as_str()) {
+                        continue;
+                    }
+                    let result = results.get(c.id.as_str()).copied();
+                    rows.push(tool_row(
+                        owner,
+                        &c.id,
+                        &c.name,
+                        Some(&c.arguments),
+                        result,
+                        a.timestamp,
+                    ));
+                }
+            }
+            AgentMessage::ToolResult(r) => {
+                let id = r.tool_call_id.as_str();
+                if id.is_empty() || owner.skips(&r.tool_name) || !written.insert(id) {
+                    continue;
+                }
+                let (name, args, ts) = match calls.get(id) {
+                    Some((c, ts)) => (c.name.as_str(), Some(&c.arguments), *ts),
+                    None => (r.tool_name.as_str(), None, r.timestamp),
+                };
+                rows.push(tool_row(owner, id, name, args, Some(r), ts));
+            }
+            _ => {}
+        }
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::{rows_to_messages, ProviderBinding};
+    use serde_json::json;
+
+    fn owner() -> RowOwner {
+        RowOwner::delegate("task_1", "explorer")
+    }
+
+    fn messages(v: Value) -> Vec<AgentMessage> {
+        AgentMessage::list_from_value(v, "messages").unwrap()
+    }
+
+    #[test]
+    fn one_row_per_turn_and_per_tool_call() {
+        let ms = messages(json!([
+            {"role": "user", "content": [{"type": "text", "text": "Read a.rs"}], "timestamp": 0},
+            {"role": "assistant", "content": [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "Reading."},
+              {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a.rs"}}],
+              "provider": "p", "model": "m", "usage": {"input": 5, "output": 2, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 7}, "stopReason": "toolUse", "timestamp": 1000},
+            {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "fn a() {}"}], "details": {"lines": 1}, "isError": false, "timestamp": 2000},
+            {"role": "assistant", "content": [], "stopReason": "error", "errorMessage": "prompt is too long: 9000 tokens", "timestamp": 3000},
+            {"role": "assistant", "content": [{"type": "text", "text": "Done."}], "stopReason": "stop", "timestamp": 4000},
+        ]));
+        let rows = messages_to_rows(&ms, &owner(), 0).unwrap();
+        let v = serde_json::to_value(&rows).unwrap();
+        assert_eq!(
+            v,
+            json!([
+                {"id": "task_1:u0", "role": "user", "content": "Read a.rs", "createdAt": "1970-01-01T00:00:00.000Z", "parentToolCallId": "task_1", "agentName": "explorer"},
+                {"id": "task_1:a1", "role": "assistant", "content": "Reading.", "createdAt": "1970-01-01T00:00:01.000Z", "status": "complete", "thinking": "hm", "modelId": "m", "providerId": "p",
+                 "usage": {"inputTokens": 5.0, "outputTokens": 2.0, "cacheReadTokens": 0.0, "cacheWriteTokens": 0.0, "totalTokens": 7.0}, "parentToolCallId": "task_1", "agentName": "explorer"},
+                {"id": "task_1:c1", "role": "tool", "content": "", "createdAt": "1970-01-01T00:00:01.000Z", "toolName": "read", "toolCallId": "c1", "toolStatus": "success", "toolArgs": {"path": "a.rs"},
+                 "toolResult": {"content": [{"type": "text", "text": "fn a() {}"}], "details": {"lines": 1}}, "isError": false, "parentToolCallId": "task_1", "agentName": "explorer"},
+                {"id": "task_1:a3", "role": "assistant", "content": "", "createdAt": "1970-01-01T00:00:03.000Z", "status": "error", "error": "prompt is too long: 9000 tokens", "parentToolCallId": "task_1", "agentName": "explorer"},
+                {"id": "task_1:a4", "role": "assistant", "content": "Done.", "createdAt": "1970-01-01T00:00:04.000Z", "status": "complete", "parentToolCallId": "task_1", "agentName": "explorer"},
+            ])
+        );
+        // read back: the failed turn is dropped, the call keeps its result
+        let back = rows_to_messages(
+            &rows,
+            &ProviderBinding {
+                provider: "p".into(),
+                model: "m".into(),
+                api: None,
+                thinking_signature: None,
+            },
+        );
+        let roles: Vec<&str> = back.iter().map(|m| m.role()).collect();
+        assert_eq!(roles, ["user", "assistant", "toolResult", "assistant"]);
+    }
+
+    #[test]
+    fn a_pending_call_is_running_until_its_result_rewrites_the_same_row() {
+        let ms = messages(json!([
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a"}}], "stopReason": "toolUse"},
+            {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "x"}], "isError": true},
+        ]));
+        let first = messages_to_rows(&ms[..1], &owner(), 0).unwrap();
+        assert_eq!(first[1].tool_status.as_deref(), Some("running"));
+        let later = messages_to_rows(&ms, &owner(), 1).unwrap();
+        assert_eq!(later.len(), 1);
+        assert_eq!(later[0].id, first[1].id);
+        assert_eq!(later[0].tool_status.as_deref(), Some("error"));
+        assert_eq!(later[0].tool_args, Some(json!({"path": "a"})));
+    }
+
+    #[test]
+    fn the_parents_rows_skip_the_task_calls_and_carry_no_owner() {
+        let ms = messages(json!([
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "t1", "name": "Task", "arguments": {}},
+              {"type": "toolCall", "id": "r1", "name": "read", "arguments": {}}], "stopReason": "toolUse"},
+            {"role": "toolResult", "toolCallId": "t1", "toolName": "Task", "content": "report", "isError": false},
+            {"role": "toolResult", "toolCallId": "r1", "toolName": "read", "content": "x", "isError": false},
+        ]));
+        let owner = RowOwner {
+            id_prefix: Some("s1".into()),
+            skip_tools: vec!["task".into()],
+            ..RowOwner::default()
+        };
+        let rows = messages_to_rows(&ms, &owner, 0).unwrap();
+        let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["s1:u0", "s1:a1", "s1:r1"]);
+        assert!(rows
+            .iter()
+            .all(|r| r.parent_tool_call_id.is_none() && r.agent_name.is_none()));
+        let e = messages_to_rows(&ms, &RowOwner::default(), 0).unwrap_err();
+        assert!(e.to_string().contains("input.idPrefix"), "{e}");
+    }
+}

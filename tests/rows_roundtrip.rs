@@ -1,0 +1,263 @@
+//! Rows out and rows in are one format (host-contract §6 and §8; ADR 0279 clauses 3 and
+//! 12; design "Next shape (2)"): random pi message sequences of delegate runs → the rows
+//! the package writes (`messages_to_rows`, the Task row at start and at settle) → the
+//! readers (`rows_to_messages`, `seed_delegate_messages`, `Registry::from_transcript`)
+//! give back the same conversation and the same registry:
+//! - every successful turn comes back with its text, thinking and tool calls, each call
+//!   paired with its result (text and error flag kept); failed turns are dropped;
+//! - rows written message by message (tool rows rewritten when their result arrives)
+//!   are the rows written at once;
+//! - a resume's seed within a large limit keeps the whole history of both runs (the
+//!   earlier tool calls included);
+//! - a registry rebuilt from the written rows answers as the live one.
+
+use std::collections::HashMap;
+
+use delegate_context::compaction::tally::RunTally;
+use delegate_context::delegation::{
+    seed_delegate_messages, task_row_settle, task_row_start, ModelBinding, Registry, SeedInput,
+    SettleDelegation, SettleStatus, StartDelegation, TaskArgs, TaskRowSettle, TaskRowStart,
+};
+use delegate_context::message::{AgentMessage, ContentBlock};
+use delegate_context::transcript::{
+    dedupe_rows, messages_to_rows, rows_to_messages, ProviderBinding, RowOwner, UiMessage,
+};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+/// One generated turn of a delegate.
+#[derive(Clone, Debug)]
+struct Turn {
+    thinking: Option<String>,
+    text: Option<String>,
+    /// (name, path, result text, is error)
+    calls: Vec<(String, String, String, bool)>,
+    /// a failed request (stopReason "error") before this turn
+    failed_before: bool,
+}
+
+fn word() -> impl Strategy<Value = String> {
+    "[a-z]{1,8}( [a-z]{1,8}){0,4}"
+}
+
+fn turn() -> impl Strategy<Value = Turn> {
+    (
+        proptest::option::of(word()),
+        proptest::option::of(word()),
+        proptest::collection::vec(
+            (
+                prop_oneof![Just("read"), Just("grep"), Just("write")],
+                "[a-z]{1,6}\\.rs",
+                "[a-z\\n ]{1,40}",
+                any::<bool>(),
+            ),
+            0..3,
+        ),
+        proptest::bool::weighted(0.15),
+    )
+        .prop_map(|(thinking, text, calls, failed_before)| Turn {
+            thinking,
+            text,
+            calls: calls
+                .into_iter()
+                .map(|(n, p, r, e)| (n.to_string(), p, r, e))
+                .collect(),
+            failed_before,
+        })
+}
+
+/// A run's pi messages: its task, the turns (each call answered), a final report.
+fn run_messages(prefix: &str, task: &str, turns: &[Turn], report: &str) -> Vec<Value> {
+    let mut ms = vec![
+        json!({"role": "user", "content": [{"type": "text", "text": task}], "timestamp": 1_000}),
+    ];
+    let mut t = 1_000;
+    for (i, turn) in turns.iter().enumerate() {
+        t += 1000;
+        if turn.failed_before {
+            ms.push(json!({"role": "assistant", "content": [], "stopReason": "error", "errorMessage": "503 overloaded", "provider": "p", "model": "m", "timestamp": t}));
+        }
+        let mut content = Vec::new();
+        if let Some(th) = &turn.thinking {
+            content.push(json!({"type": "thinking", "thinking": th}));
+        }
+        if let Some(tx) = &turn.text {
+            content.push(json!({"type": "text", "text": tx}));
+        }
+        for (k, (name, path, _, _)) in turn.calls.iter().enumerate() {
+            content.push(json!({"type": "toolCall", "id": format!("{prefix}_c{i}_{k}"), "name": name, "arguments": {"path": path}}));
+        }
+        let stop = if turn.calls.is_empty() {
+            "stop"
+        } else {
+            "toolUse"
+        };
+        ms.push(json!({"role": "assistant", "content": content, "stopReason": stop, "provider": "p", "model": "m",
+            "usage": {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15}, "timestamp": t}));
+        for (k, (name, _, result, err)) in turn.calls.iter().enumerate() {
+            ms.push(json!({"role": "toolResult", "toolCallId": format!("{prefix}_c{i}_{k}"), "toolName": name,
+                "content": [{"type": "text", "text": result}], "isError": err, "timestamp": t + 500}));
+        }
+    }
+    ms.push(json!({"role": "assistant", "content": [{"type": "text", "text": report}], "stopReason": "stop", "provider": "p", "model": "m", "timestamp": t + 1000}));
+    ms
+}
+
+fn messages(v: Vec<Value>) -> Vec<AgentMessage> {
+    AgentMessage::list_from_value(Value::Array(v), "messages").unwrap()
+}
+
+/// A conversation as the model reads it: role, text, thinking, calls, results.
+fn projection(ms: &[AgentMessage]) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in ms {
+        match m {
+            AgentMessage::User(u) => out.push(format!("user:{}", u.content.text("\n"))),
+            AgentMessage::Assistant(a) if !a.is_failed() => {
+                let pick = |f: &dyn Fn(&ContentBlock) -> Option<String>| {
+                    a.content
+                        .iter()
+                        .filter_map(f)
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                };
+                let text = pick(&|b| match b {
+                    ContentBlock::Text(t) => Some(t.text.clone()),
+                    _ => None,
+                });
+                let thinking = pick(&|b| match b {
+                    ContentBlock::Thinking(t) => Some(t.thinking.clone()),
+                    _ => None,
+                });
+                let calls: Vec<String> = a
+                    .tool_calls()
+                    .map(|c| format!("{}={}({})", c.id, c.name, c.arguments))
+                    .collect();
+                if text.is_empty() && thinking.is_empty() && calls.is_empty() {
+                    continue; // an empty assistant is no turn
+                }
+                out.push(format!("assistant:{text}|{thinking}|{}", calls.join(",")));
+            }
+            AgentMessage::ToolResult(r) => out.push(format!(
+                "result:{}:{}:{}",
+                r.tool_call_id,
+                r.content.text("\n"),
+                r.is_error == Some(true)
+            )),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn binding() -> ProviderBinding {
+    ProviderBinding {
+        provider: "p".into(),
+        model: "m".into(),
+        api: None,
+        thinking_signature: None,
+    }
+}
+
+/// Upsert rows by id (the host's store: a later copy replaces the earlier in place).
+fn upsert(store: &mut Vec<UiMessage>, rows: Vec<UiMessage>) {
+    for row in rows {
+        match store.iter().position(|r| r.id == row.id) {
+            Some(i) => store[i] = row,
+            None => store.push(row),
+        }
+    }
+}
+
+fn ids(from: u64) -> delegate_context::delegation::IdSource {
+    let mut n = from;
+    Box::new(move || {
+        n += 1;
+        Ok(format!("00000000-0000-4000-8000-{n:012}"))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn rows_written_read_back_as_the_conversation(turns in proptest::collection::vec(turn(), 0..8)) {
+        let owner = RowOwner::delegate("task_1", "explorer");
+        let ms = messages(run_messages("r1", "Survey the modules", &turns, "The report."));
+        let rows = messages_to_rows(&ms, &owner, 0).unwrap();
+        // message by message, as a runner writes them
+        let mut store = Vec::new();
+        for k in 0..ms.len() {
+            upsert(&mut store, messages_to_rows(&ms[..=k], &owner, k).unwrap());
+        }
+        prop_assert_eq!(&store, &rows);
+        prop_assert!(rows.iter().all(|r| r.parent_tool_call_id.as_deref() == Some("task_1") && r.agent_name.as_deref() == Some("explorer")));
+        let back = rows_to_messages(&rows, &binding());
+        prop_assert_eq!(projection(&back), projection(&ms));
+    }
+
+    #[test]
+    fn a_restart_and_a_resume_keep_the_history_and_the_registry(
+        first in proptest::collection::vec(turn(), 1..6),
+        second in proptest::collection::vec(turn(), 0..4),
+        fail_first in any::<bool>(),
+    ) {
+        let mut live = Registry::with_id_source(ids(0));
+        let mut transcript: Vec<UiMessage> = Vec::new();
+        let model = ModelBinding { key: Some("p/m".into()), model_id: Some("m".into()) };
+        let run = |reg: &mut Registry, transcript: &mut Vec<UiMessage>, call: &str, args: TaskArgs, turns: &[Turn], status: SettleStatus, now: f64| {
+            let started = reg.start(&StartDelegation {
+                tool_call_id: call.into(), agent: args.agent.clone(), task: args.task.clone(),
+                description: args.description.clone(), resume: args.resume.clone(),
+                binding: Some(model.clone()), ..StartDelegation::default()
+            }, Some(transcript.as_slice())).unwrap();
+            let row = task_row_start(&TaskRowStart { tool_call_id: call.into(), args: args.clone(), started: started.clone(), thinking_level: None, now: Some(now) }).unwrap();
+            upsert(transcript, vec![row.clone()]);
+            let ms = messages(run_messages(call, &args.task, turns, &format!("report of {call}")));
+            let run_rows = messages_to_rows(&ms, &RowOwner::delegate(call, &started.agent), 0).unwrap();
+            upsert(transcript, run_rows.clone());
+            let settled = task_row_settle(&TaskRowSettle {
+                row, status, content: format!("report of {call}"), is_error: status != SettleStatus::Completed,
+                run_rows: run_rows.clone(), run: RunTally::default(), model_failures: vec![], error: None, now: Some(now + 1000.0),
+            }).unwrap();
+            upsert(transcript, vec![settled]);
+            reg.settle(&SettleDelegation { delegation_id: started.delegation_id.clone(), status, reads: None, rows: Some(run_rows) }).unwrap();
+            (started, ms)
+        };
+        let status = if fail_first { SettleStatus::Failed } else { SettleStatus::Completed };
+        let args1 = TaskArgs { agent: "Explorer".into(), task: "Survey the modules".into(), description: Some("survey".into()), ..TaskArgs::default() };
+        let (s1, ms1) = run(&mut live, &mut transcript, "call_1", args1, &first, status, 1e12);
+
+        // a restart: the registry from the rows alone answers as the live one
+        let rebuilt = Registry::from_transcript_with_id_source(&transcript, ids(1000));
+        prop_assert_eq!(rebuilt.resumable_list(), live.resumable_list());
+        prop_assert_eq!(rebuilt.resolve(&s1.delegation_id).map(|c| (c.agent, c.tool_call_ids, c.status, c.brief, c.reads, c.resumable)),
+            live.resolve(&s1.delegation_id).map(|c| (c.agent, c.tool_call_ids, c.status, c.brief, c.reads, c.resumable)));
+
+        // a resume on the rebuilt registry: its seed holds the first run's history
+        let mut reg = rebuilt;
+        let args2 = TaskArgs { agent: "explorer".into(), task: "Now check rounding".into(), resume: Some(s1.delegation_id.clone()), ..TaskArgs::default() };
+        let (s2, ms2) = run(&mut reg, &mut transcript, "call_2", args2, &second, SettleStatus::Completed, 2e12);
+        prop_assert_eq!(s2.resumed_from.as_deref(), Some(s1.delegation_id.as_str()));
+        let seed = seed_delegate_messages(&SeedInput {
+            brief: s2.brief.clone(), rows: transcript.clone(),
+            chain: Some(delegate_context::delegation::ChainSelector { tool_call_ids: s2.tool_call_ids.clone(), agent: s2.agent.clone() }),
+            binding: binding(), hard_limit: 1e9, overhead_tokens: None, system_prompt: None, tools: None,
+        }).unwrap();
+        prop_assert!(!seed.truncated);
+        // the whole chain: run 1 (its task is the brief), then run 2 from its task on
+        let mut want = projection(&ms1);
+        want.extend(projection(&ms2));
+        prop_assert_eq!(projection(&seed.messages), want);
+        let calls: usize = seed.messages.iter().filter_map(AgentMessage::as_assistant).map(|a| a.tool_calls().count()).sum();
+        let want_calls: usize = first.iter().chain(&second).map(|t| t.calls.len()).sum();
+        prop_assert_eq!(calls, want_calls);
+
+        // the Task rows read back: one per call, settled, with the details the rebuild needs
+        let tasks: HashMap<String, Value> = dedupe_rows(&transcript).into_iter().filter(|r| r.is_task_row())
+            .map(|r| (r.id.clone(), r.tool_result.clone().unwrap_or(Value::Null))).collect();
+        prop_assert_eq!(tasks.len(), 2);
+        prop_assert_eq!(&tasks["call_2"]["details"]["resumedFrom"], &json!(s1.delegation_id));
+        prop_assert!(tasks["call_1"]["details"]["completedAt"].is_string());
+    }
+}
