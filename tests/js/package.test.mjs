@@ -51,10 +51,11 @@ test("the packed package, installed and used as hosts use it", async (t) => {
   const [packed] = JSON.parse(execFileSync("npm", ["pack", resolve(root, "pkg"), "--pack-destination", tmp, "--json"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }));
   const files = packed.files.map((f) => f.path).sort();
   for (const f of ["package.json", "README.md", "LICENSE", "node/delegate_context.js", "node/delegate_context.d.ts", "node/delegate_context_bg.wasm",
-    "web/package.json", "web/delegate_context.js", "web/delegate_context.d.ts", "web/delegate_context_bg.wasm"]) {
+    "web/package.json", "web/delegate_context.js", "web/delegate_context.d.ts", "web/delegate_context_bg.wasm",
+    "pi/index.mjs", "pi/index.cjs", "pi/index.d.mts", "pi/index.d.cts"]) {
     assert.ok(files.includes(f), `the tarball holds ${f}`);
   }
-  assert.deepEqual(files.filter((f) => !/^(package\.json|README\.md|LICENSE|(node|web)\/.+)$/.test(f)), [], "nothing else in the tarball");
+  assert.deepEqual(files.filter((f) => !/^(package\.json|README\.md|LICENSE|(node|web)\/.+|pi\/index\.(mjs|cjs|d\.mts|d\.cts))$/.test(f)), [], "nothing else in the tarball");
   const app = join(tmp, "app");
   write(app, { "package.json": JSON.stringify({ name: "app", version: "1.0.0", private: true }) });
   const install = run("npm", ["install", join(tmp, packed.filename), "--offline", "--no-audit", "--no-fund"], app);
