@@ -21,7 +21,7 @@ import type { AssistantMessage, Model } from "@earendil-works/pi-ai";
 import * as dc from "delegate-context";
 import type {
   DelegateTurnReport, DelegationRegistry, ModelFailure, RunTally, SeedResult, StartedDelegation, SummarizeCallback,
-  TaskArgs, TaskDetails, UiMessage,
+  TaskArgs, TaskDetails, UiMessage, MessagesToRowsInput,
 } from "delegate-context";
 
 /** A Task call as the parent's model made it. */
@@ -182,7 +182,7 @@ export async function runDelegate(options: RunDelegateOptions): Promise<Delegate
   const runMessages: AgentMessage[] = [{ role: "user", content: [{ type: "text", text: task.task }], timestamp: now() }];
   let rowsFrom = 0;
   const writeRunRows = () => {
-    persist(dc.messagesToRows({ messages: runMessages, parentToolCallId: toolCallId, agentName: started.agent, start: rowsFrom }));
+    persist(rowsSince(runMessages, rowsFrom, { parentToolCallId: toolCallId, agentName: started.agent }));
     rowsFrom = runMessages.length;
   };
   writeRunRows();
@@ -347,6 +347,18 @@ export interface RecordRowsOptions {
 }
 
 /**
+ * The rows of `messages[from..]`, sending wasm only the window from the turn that carries
+ * the tool calls still open (a result rewrites its call's row), so writing a run message
+ * by message is linear in the run: `firstIndex` keeps the row ids of the whole run.
+ */
+function rowsSince(messages: AgentMessage[], from: number, owner: Omit<MessagesToRowsInput, "messages">): UiMessage[] {
+  let base = Math.min(from, messages.length - 1);
+  while (base > 0 && messages[base]!.role !== "assistant") base--;
+  base = Math.max(base, 0);
+  return dc.messagesToRows({ ...owner, messages: messages.slice(base), start: from - base, firstIndex: base });
+}
+
+/**
  * Persists the parent Agent's own messages as rows (`messagesToRows`), as they end: a
  * user row per prompt, an assistant row per turn, a tool row per call (rewritten when its
  * result arrives). What `buildParentContext` and `DelegationRegistry.fromTranscript`
@@ -358,6 +370,6 @@ export function recordRows(agent: Agent, options: RecordRowsOptions): () => void
   return agent.subscribe(async (event) => {
     if (event.type !== "message_end") return;
     messages.push(event.message);
-    await options.onRows(dc.messagesToRows({ messages, ...owner, start: messages.length - 1 }));
+    await options.onRows(rowsSince(messages, messages.length - 1, owner));
   });
 }

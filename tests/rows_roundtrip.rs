@@ -20,7 +20,8 @@ use delegate_context::delegation::{
 };
 use delegate_context::message::{AgentMessage, ContentBlock};
 use delegate_context::transcript::{
-    dedupe_rows, messages_to_rows, rows_to_messages, ProviderBinding, RowOwner, UiMessage,
+    dedupe_rows, messages_to_rows, messages_to_rows_at, rows_to_messages, ProviderBinding,
+    RowOwner, UiMessage,
 };
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -191,6 +192,14 @@ proptest! {
             upsert(&mut store, messages_to_rows(&ms[..=k], &owner, k).unwrap());
         }
         prop_assert_eq!(&store, &rows);
+        // the same, each message sending only the window from the turn that carries the
+        // calls still open (what the runner sends: linear in the run)
+        let mut windowed = Vec::new();
+        for k in 0..ms.len() {
+            let base = (0..=k).rev().find(|&i| matches!(ms[i], AgentMessage::Assistant(_))).unwrap_or(0);
+            upsert(&mut windowed, messages_to_rows_at(&ms[base..=k], &owner, k - base, base).unwrap());
+        }
+        prop_assert_eq!(&windowed, &rows);
         prop_assert!(rows.iter().all(|r| r.parent_tool_call_id.as_deref() == Some("task_1") && r.agent_name.as_deref() == Some("explorer")));
         let back = rows_to_messages(&rows, &binding());
         prop_assert_eq!(projection(&back), projection(&ms));

@@ -106,6 +106,14 @@ pub struct MessagesToRowsInput {
     #[serde(default)]
     #[tsify(optional)]
     pub start: usize,
+    /// The index in the whole run of `messages[0]` (default 0), when `messages` is a
+    /// window of it: row ids name a message by its index in the run. A writer that
+    /// sends, after each message, the window from the turn that carries the calls still
+    /// open writes the same rows as one that sends the whole run, in time linear in the
+    /// run.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub first_index: usize,
 }
 
 /// The row of a user message.
@@ -238,6 +246,17 @@ pub fn messages_to_rows(
     owner: &RowOwner,
     start: usize,
 ) -> Result<Vec<UiMessage>> {
+    messages_to_rows_at(messages, owner, start, 0)
+}
+
+/// [`messages_to_rows`] over a window of a run whose first message is the run's
+/// `first_index`-th (see [`MessagesToRowsInput::first_index`]).
+pub fn messages_to_rows_at(
+    messages: &[AgentMessage],
+    owner: &RowOwner,
+    start: usize,
+    first_index: usize,
+) -> Result<Vec<UiMessage>> {
     owner.prefix()?;
     // every call of a successful assistant, and every result, by tool call id
     let mut calls: HashMap<&str, (&ToolCallBlock, Option<f64>)> = HashMap::new();
@@ -259,9 +278,14 @@ pub fn messages_to_rows(
     let mut written: HashSet<&str> = HashSet::new();
     for (index, m) in messages.iter().enumerate().skip(start) {
         match m {
-            AgentMessage::User(u) => rows.push(user_row(owner, index, &u.content, u.timestamp)),
+            AgentMessage::User(u) => rows.push(user_row(
+                owner,
+                first_index + index,
+                &u.content,
+                u.timestamp,
+            )),
             AgentMessage::Assistant(a) => {
-                rows.push(assistant_row(owner, index, a));
+                rows.push(assistant_row(owner, first_index + index, a));
                 if a.is_failed() {
                     continue;
                 }

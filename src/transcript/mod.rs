@@ -17,7 +17,7 @@ pub mod rows;
 pub mod time;
 pub mod to_messages;
 
-pub use from_messages::{messages_to_rows, MessagesToRowsInput, RowOwner};
+pub use from_messages::{messages_to_rows, messages_to_rows_at, MessagesToRowsInput, RowOwner};
 pub use names::{
     is_read_only_tool, is_task_tool, normalize_agent_name, normalize_tool_name, KNOWN_TOOLS,
     READ_ONLY_TOOLS, TASK_TOOL,
