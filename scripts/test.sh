@@ -88,14 +88,15 @@ source scripts/env.sh
 runner=$(command -v wasm-bindgen-test-runner)
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=$runner
 export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-120}
+# (no --quiet: cargo hands it to the runner, which refuses it)
 boundary() { # boundary RUNTIME: run the binary there; fails unless a test ran and all passed
   local out="$logs/boundary-$1.out" rc=0
   case $1 in
-    node) WASM_BINDGEN_TEST_ONLY_NODE=1 cargo test --quiet --target wasm32-unknown-unknown --test wasm >"$out" 2>&1 || rc=$? ;;
+    node) WASM_BINDGEN_TEST_ONLY_NODE=1 cargo test --target wasm32-unknown-unknown --test wasm >"$out" 2>&1 || rc=$? ;;
     chrome) WASM_BINDGEN_USE_BROWSER=1 WASM_BINDGEN_TEST_ONLY_WEB=1 CHROMEDRIVER=$(command -v chromedriver) \
-      cargo test --quiet --target wasm32-unknown-unknown --test wasm >"$out" 2>&1 || rc=$? ;;
+      cargo test --target wasm32-unknown-unknown --test wasm >"$out" 2>&1 || rc=$? ;;
     firefox) WASM_BINDGEN_USE_BROWSER=1 WASM_BINDGEN_TEST_ONLY_WEB=1 GECKODRIVER=$(command -v geckodriver) \
-      cargo test --quiet --target wasm32-unknown-unknown --test wasm >"$out" 2>&1 || rc=$? ;;
+      cargo test --target wasm32-unknown-unknown --test wasm >"$out" 2>&1 || rc=$? ;;
   esac
   cat "$out"
   [ $rc -eq 0 ] || return $rc
