@@ -250,7 +250,9 @@ export async function runDelegate(options: RunDelegateOptions): Promise<Delegate
     if (started.resumedFrom) {
       const seed = dc.seedDelegateMessages({
         brief: started.brief, rows: [...(options.rows ?? [])], chain: { toolCallIds: started.toolCallIds, agent: started.agent },
-        binding: { provider: model.provider, model: model.id, api: model.api }, hardLimit: budgetOf(model).hardLimit, systemPrompt, tools,
+        binding: { provider: model.provider, model: model.id, api: model.api }, hardLimit: budgetOf(model).hardLimit,
+        // the seed is sent with the system prompt, the tools and the new task: all of it fits (ADR 0299 §7)
+        overheadTokens: dc.requestOverheadTokens({ systemPrompt, tools }) + dc.estimateTokens(runMessages[0]!),
       });
       options.onEvent?.({ type: "seed", seed });
       next = [...seed.messages, runMessages[0]!];
@@ -304,8 +306,11 @@ export async function runDelegate(options: RunDelegateOptions): Promise<Delegate
     content = "The delegation was aborted before it finished.";
   } else if (hookError !== undefined) {
     status = "failed";
-    code = codeOf(hookError) ?? "INTERNAL";
-    content = messageOf(hookError);
+    // a coded error as it is; anything else (a streamFn that threw) as errorForParent
+    // decides it: a provider's overflow reaches the parent as SUBAGENT_CONTEXT_OVERFLOW (§5)
+    const e: unknown = codeOf(hookError) === undefined ? dc.errorForParent(hookError, { modelId }) : hookError;
+    code = codeOf(e) ?? "INTERNAL";
+    content = messageOf(e);
   } else if (failure !== undefined || isFailedRequest(last)) {
     const failed = (failure ?? last) as AssistantMessage;
     const e: unknown = dc.errorForParent(failed, { modelId });

@@ -200,13 +200,13 @@ export function analyseDelegations(dc, rows) {
 
 /**
  * How a run ended, as its settled Task row records it (host-contract §6 details):
- * `code` (`errorCode`, or `error.code`, or a string `error`), `degraded`
+ * `code` (a string `error`, or `error.code`, or `code`: the keys the package's rebuild reads, in its order), `degraded`
  * (`contextDegraded`), `compactions` (`contextCompactions`); null where the row says nothing.
  */
 export function runEnd(row) {
   const d = row?.toolResult?.details;
   if (!d || typeof d !== "object") return { code: null, degraded: null, compactions: null };
-  const code = typeof d.errorCode === "string" ? d.errorCode : typeof d.error?.code === "string" ? d.error.code : typeof d.error === "string" ? d.error : null;
+  const code = typeof d.error === "string" ? d.error : typeof d.error?.code === "string" ? d.error.code : typeof d.code === "string" ? d.code : null;
   return {
     code,
     degraded: typeof d.contextDegraded === "boolean" ? d.contextDegraded : null,

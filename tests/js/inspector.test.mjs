@@ -208,7 +208,7 @@ function runEnds(rows) {
   for (const r of last.values()) {
     const d = r.toolResult?.details;
     if (typeof d?.delegationId !== "string") continue;
-    out[d.delegationId] = { status: d.status ?? "", code: d.errorCode ?? d.error?.code ?? (typeof d.error === "string" ? d.error : ""), degraded: typeof d.contextDegraded === "boolean" ? String(d.contextDegraded) : "", compactions: typeof d.contextCompactions === "number" ? String(d.contextCompactions) : "" };
+    out[d.delegationId] = { status: d.status ?? "", code: (typeof d.error === "string" ? d.error : d.error?.code ?? d.code ?? ""), degraded: typeof d.contextDegraded === "boolean" ? String(d.contextDegraded) : "", compactions: typeof d.contextCompactions === "number" ? String(d.contextCompactions) : "" };
   }
   return out;
 }
