@@ -289,7 +289,7 @@ test("an abort of the run's signal while the summary is pending rejects ABORTED 
   run.abort();
   const t0 = Date.now();
   await assert.rejects(pending, { code: "ABORTED", name: "DelegateContextError" });
-  assert.ok(Date.now() - t0 < 1000);
+  assert.ok(Date.now() - t0 < 10000); // "at once": a hang guard, not a speed test (the summarizer never settles)
   // the Agent's own signal does the same through the hook
   const loop = new AbortController();
   const hook = dc.createPrepareNextTurn({ budget, modelId: MODEL, summarize: () => new Promise(() => {}) });

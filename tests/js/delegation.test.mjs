@@ -488,7 +488,7 @@ test("a registry of 20,000 chains: settles stay quick, an unknown-id error stays
   }
   const ms = performance.now() - t;
   console.log(`# 20,000 start+settle pairs through wasm: ${ms.toFixed(0)} ms`);
-  assert.ok(ms < 20000, `${ms} ms`);
+  assert.ok(ms < 120000, `${ms} ms`); // a guard against the quadratic registry (181 s before issue 7), not a speed test
   const e = expectCode(assert, () => reg.validateResume({ delegationId: "no-such-id", agent: "x" }), "UNKNOWN_DELEGATION");
   assert.ok(e.message.length < 2000, `${e.message.length} characters`);
   assert.match(e.message, /\(\+19980 more\)\.$/);
