@@ -94,7 +94,7 @@ export function createTaskTool(dc, host, timeline, results) {
             // modelId stays the run's binding (what a resume continues on); a fallback is recorded beside it
             ...row.toolResult.details, status: result.status, ...(result.modelId === key(model) ? {} : { fallbackModelId: result.modelId.split("/")[1] }),
             contextCompactions: result.run.contextCompactions, contextDegraded: result.run.contextDegraded,
-            ...(result.modelFailures.length ? { modelFailures: result.modelFailures } : {}), ...(ok ? {} : { errorCode: result.error.code }),
+            ...(result.modelFailures.length ? { modelFailures: result.modelFailures } : {}), ...(ok ? {} : { error: result.error.code }),
           },
         },
       }));
