@@ -195,25 +195,11 @@ fn args_value(args: &TaskArgs) -> Value {
 
 fn task_row(tool_call_id: &str, args: &TaskArgs, created_at: String) -> UiMessage {
     UiMessage {
-        id: tool_call_id.to_string(),
-        role: RowRole::Tool,
-        content: String::new(),
         created_at: Some(created_at),
-        status: None,
-        thinking: None,
-        model_id: None,
-        provider_id: None,
-        usage: None,
-        error: None,
         tool_name: Some(TASK_TOOL_NAME.into()),
         tool_call_id: Some(tool_call_id.to_string()),
-        tool_status: None,
         tool_args: Some(args_value(args)),
-        tool_result: None,
-        is_error: None,
-        parent_tool_call_id: None,
-        agent_name: None,
-        extra: Map::new(),
+        ..UiMessage::new(tool_call_id.to_string(), RowRole::Tool)
     }
 }
 

@@ -124,26 +124,12 @@ fn user_row(owner: &RowOwner, index: usize, content: &Content, ts: Option<f64>) 
 }
 
 fn base_row(owner: &RowOwner, suffix: String, role: RowRole, ts: Option<f64>) -> UiMessage {
+    let id = format!("{}:{suffix}", owner.prefix().unwrap_or_default());
     UiMessage {
-        id: format!("{}:{suffix}", owner.prefix().unwrap_or_default()),
-        role,
-        content: String::new(),
         created_at: ts.and_then(ms_to_iso),
-        status: None,
-        thinking: None,
-        model_id: None,
-        provider_id: None,
-        usage: None,
-        error: None,
-        tool_name: None,
-        tool_call_id: None,
-        tool_status: None,
-        tool_args: None,
-        tool_result: None,
-        is_error: None,
         parent_tool_call_id: owner.parent_tool_call_id.clone(),
         agent_name: owner.agent_name.clone(),
-        extra: Map::new(),
+        ..UiMessage::new(id, role)
     }
 }
 

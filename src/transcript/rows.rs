@@ -114,6 +114,32 @@ impl RowRole {
 }
 
 impl UiMessage {
+    /// A row the package writes: its id and role, every other field empty (the writers
+    /// of [`super::from_messages`] and the Task rows fill in theirs).
+    pub fn new(id: String, role: RowRole) -> UiMessage {
+        UiMessage {
+            id,
+            role,
+            content: String::new(),
+            created_at: None,
+            status: None,
+            thinking: None,
+            model_id: None,
+            provider_id: None,
+            usage: None,
+            error: None,
+            tool_name: None,
+            tool_call_id: None,
+            tool_status: None,
+            tool_args: None,
+            tool_result: None,
+            is_error: None,
+            parent_tool_call_id: None,
+            agent_name: None,
+            extra: serde_json::Map::new(),
+        }
+    }
+
     /// The fields the row rules look at.
     pub fn head(&self) -> RowHead<'_> {
         RowHead {
