@@ -15,8 +15,10 @@
 # Order, on 2 cores: two lanes side by side on separate cargo build directories (neither
 # waits for the other's lock): the Rust lane (native tests and docs, then the boundary
 # binary) and the package lane (the release build, whose LTO and wasm-opt steps use one
-# core, then tsc). Then node --test runs with no build beside it (some of its tests time
-# themselves), the two browser runs of the boundary binary beside it (they mostly wait).
+# core, then tsc). Then node --test runs with no build beside it, two test files at a time
+# (each file is its own process; no test asserts a time, only hang guards, and files write
+# to separate directories), the two browser runs of the boundary binary beside it (they
+# mostly wait).
 # A background layer's output is printed whole when it ends; every layer's time is in
 # the table at the end.
 set -euo pipefail
@@ -142,6 +144,6 @@ await package
 
 bg boundary-chrome chrome_lane
 bg boundary-firefox firefox_lane
-layer "package: node --test tests/js" node --test --test-concurrency=1 tests/js/
+layer "package: node --test tests/js" node --test --test-concurrency=2 tests/js/
 await boundary-chrome
 await boundary-firefox
