@@ -738,7 +738,7 @@ impl Host {
                 .reg
                 .resolve(&r.delegation_id)
                 .expect("running chain evicted");
-            assert_eq!(info.status.as_deref(), Some("running"));
+            assert_eq!(info.status.as_text(), Some("running"));
             assert_eq!(info.latest_delegation_id, r.delegation_id);
         }
         // ids resolve to the chain that holds them; per agent at most N reusable chains
@@ -749,7 +749,11 @@ impl Host {
                 assert!(info.delegation_ids.contains(id));
                 chains.insert(
                     info.latest_delegation_id.clone(),
-                    (info.agent.clone(), info.status.clone(), info.resumable),
+                    (
+                        info.agent.clone(),
+                        info.status.as_text().map(str::to_string),
+                        info.resumable,
+                    ),
                 );
             }
         }
@@ -769,7 +773,7 @@ impl Host {
         // the list holds settled, resumable chains only
         for c in self.reg.resumable_list() {
             assert!(matches!(
-                c.status.as_deref(),
+                c.status.as_text(),
                 None | Some("completed" | "failed" | "timed_out")
             ));
             assert!(c.read_lines <= 50_000);

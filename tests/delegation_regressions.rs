@@ -478,7 +478,7 @@ fn a_resumed_runs_row_stored_before_its_parents_is_still_the_latest_run() {
         let info = rebuilt.resolve("D1").unwrap();
         assert_eq!(info.delegation_ids, ["D1", "D2"], "{status}");
         assert_eq!(info.latest_delegation_id, "D2");
-        assert_eq!(info.status.as_deref(), Some(status));
+        assert_eq!(info.status.as_text(), Some(status));
         assert_eq!(info.resumable, resumable);
         let listed_before = listed(&rebuilt);
         let resumed = rebuilt.start(

@@ -294,9 +294,13 @@ impl Host {
                 .issued
                 .iter()
                 .map(|(id, _)| {
-                    self.reg
-                        .resolve(id)
-                        .map(|c| (c.delegation_ids, c.status, c.latest_delegation_id))
+                    self.reg.resolve(id).map(|c| {
+                        (
+                            c.delegation_ids,
+                            c.status.as_text().map(str::to_string),
+                            c.latest_delegation_id,
+                        )
+                    })
                 })
                 .collect(),
         }
@@ -505,7 +509,7 @@ impl Host {
                 .reg
                 .resolve(&r.delegation_id)
                 .expect("a running chain was evicted");
-            assert_eq!(info.status.as_deref(), Some("running"));
+            assert_eq!(info.status.as_text(), Some("running"));
             assert_eq!(info.latest_delegation_id, r.delegation_id);
         }
         // latest delegationId → (agent, status, resumable)
@@ -515,7 +519,11 @@ impl Host {
                 assert!(info.delegation_ids.contains(id));
                 chains.insert(
                     info.latest_delegation_id.clone(),
-                    (info.agent, info.status, info.resumable),
+                    (
+                        info.agent,
+                        info.status.as_text().map(str::to_string),
+                        info.resumable,
+                    ),
                 );
             }
         }
@@ -537,7 +545,7 @@ impl Host {
         for c in self.reg.resumable_list() {
             *listed.entry(c.agent.clone()).or_default() += 1;
             assert!(matches!(
-                c.status.as_deref(),
+                c.status.as_text(),
                 None | Some("completed" | "failed" | "timed_out")
             ));
             assert!(c.read_lines <= delegate_context::delegation::MAX_RESUMABLE_READ_LINES);
@@ -744,7 +752,7 @@ impl Host {
                         assert_eq!(t.agent, NORMAL[agent]);
                         assert!(!t.brief.is_empty());
                         assert!(matches!(
-                            t.status.as_deref(),
+                            t.status.as_text(),
                             None | Some("completed" | "failed" | "timed_out")
                         ));
                         assert_eq!(self.snapshot(), before, "a validation changed the registry");

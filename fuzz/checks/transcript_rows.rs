@@ -536,7 +536,7 @@ fn check_rows(rows: &[UiMessage], seed: &SeedParams) {
         *per_agent.entry(c.agent.as_str()).or_default() += 1;
         assert!(c.read_lines <= delegate_context::delegation::MAX_RESUMABLE_READ_LINES);
         assert!(matches!(
-            c.status.as_deref(),
+            c.status.as_text(),
             None | Some("completed" | "failed" | "timed_out")
         ));
     }

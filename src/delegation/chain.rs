@@ -13,56 +13,7 @@
 
 use super::binding::ModelBinding;
 use super::limits::MAX_RESUMABLE_READ_LINES;
-use super::types::{ChainInfo, ChainReads, ResumableChain, SettleStatus};
-
-/// The status of one run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RunStatus {
-    /// Started and not settled yet.
-    Running,
-    /// Settled with this status.
-    Settled(SettleStatus),
-    /// A rebuilt Task row that recorded no status: trusted as settled (clause 12).
-    Unrecorded,
-    /// A status this library does not know (a rebuilt row): kept for display, not
-    /// resumable.
-    Unknown(String),
-}
-
-impl RunStatus {
-    /// The status a Task row recorded (`running` is read as it is; the rebuild decides
-    /// what a run still running at the end of a transcript is).
-    pub fn from_recorded(text: &str) -> RunStatus {
-        if text == "running" {
-            return RunStatus::Running;
-        }
-        SettleStatus::parse(text)
-            .map_or_else(|| RunStatus::Unknown(text.to_string()), RunStatus::Settled)
-    }
-
-    pub fn is_running(&self) -> bool {
-        matches!(self, RunStatus::Running)
-    }
-
-    /// Clause 5.
-    pub fn is_resumable(&self) -> bool {
-        match self {
-            RunStatus::Settled(status) => status.is_resumable(),
-            RunStatus::Unrecorded => true,
-            RunStatus::Running | RunStatus::Unknown(_) => false,
-        }
-    }
-
-    /// The status as the host writes it; `None` for [`RunStatus::Unrecorded`].
-    pub fn as_text(&self) -> Option<&str> {
-        match self {
-            RunStatus::Running => Some("running"),
-            RunStatus::Settled(status) => Some(status.as_str()),
-            RunStatus::Unrecorded => None,
-            RunStatus::Unknown(text) => Some(text),
-        }
-    }
-}
+use super::types::{ChainInfo, ChainReads, ResumableChain, RunStatus};
 
 /// One Task call of a chain.
 #[derive(Clone, Debug, PartialEq)]
@@ -74,6 +25,25 @@ pub(crate) struct Run {
     pub status: RunStatus,
     /// Whether this run's rows replay anything (`None`: not known yet).
     pub replayable: Option<bool>,
+}
+
+impl Run {
+    /// A run as its Task call starts it: running, nothing known yet about its rows.
+    pub fn started(
+        delegation_id: String,
+        tool_call_id: String,
+        task: String,
+        description: Option<String>,
+    ) -> Run {
+        Run {
+            delegation_id,
+            tool_call_id,
+            task,
+            description,
+            status: RunStatus::Running,
+            replayable: None,
+        }
+    }
 }
 
 /// One chain (clause 2).
@@ -161,10 +131,11 @@ impl Chain {
             .collect()
     }
 
-    fn status_text(&self) -> Option<String> {
+    /// The latest run's status ([`RunStatus::Unrecorded`] for a chain with no run).
+    fn status(&self) -> RunStatus {
         self.latest_status()
-            .and_then(RunStatus::as_text)
-            .map(str::to_string)
+            .cloned()
+            .unwrap_or(RunStatus::Unrecorded)
     }
 
     /// The chain's entry in the resumable list.
@@ -175,7 +146,7 @@ impl Chain {
             objective: self.objective.clone(),
             files: self.reads.files.clone(),
             read_lines: self.reads.lines,
-            status: self.status_text(),
+            status: self.status(),
         }
     }
 
@@ -190,7 +161,7 @@ impl Chain {
                 .collect(),
             tool_call_ids: self.tool_call_ids(),
             latest_delegation_id: self.latest_id().to_string(),
-            status: self.status_text(),
+            status: self.status(),
             brief: self.brief.clone(),
             objective: self.objective.clone(),
             reads: self.reads.clone(),

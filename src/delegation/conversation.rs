@@ -13,6 +13,7 @@ use std::collections::{HashMap, HashSet};
 use super::chain::Chain;
 #[cfg(doc)]
 use super::history::select_chain_rows;
+use super::types::RunStatus;
 use crate::transcript::{dedupe_rows, normalize_agent_name, UiMessage};
 
 /// One run of a chain: the task, then the reply.
@@ -28,7 +29,7 @@ pub struct ChainTurn {
     pub description: Option<String>,
     /// `running`, a settled status, or `null` (rebuilt, none recorded).
     #[tsify(type = "string | null")]
-    pub status: Option<String>,
+    pub status: RunStatus,
     /// The run's Task row in `rows` (its last copy), when present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[tsify(optional)]
@@ -71,7 +72,7 @@ pub(crate) fn conversation_of(chain: &Chain, rows: &[UiMessage]) -> ChainConvers
             tool_call_id: run.tool_call_id.clone(),
             task: run.task.clone(),
             description: run.description.clone(),
-            status: run.status.as_text().map(str::to_string),
+            status: run.status.clone(),
             task_row: task_rows
                 .get(run.tool_call_id.as_str())
                 .map(|r| (*r).clone()),
@@ -97,7 +98,7 @@ pub(crate) fn conversation_of(chain: &Chain, rows: &[UiMessage]) -> ChainConvers
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::delegation::chain::{Run, RunStatus};
+    use crate::delegation::chain::Run;
 
     #[test]
     fn unrecorded_status_is_null() {

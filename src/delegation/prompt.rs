@@ -100,6 +100,7 @@ pub fn format_resumable_list(chains: &[ResumableChain]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::delegation::types::{RunStatus, SettleStatus};
 
     fn chain(agent: &str, id: &str, objective: &str, files: usize) -> ResumableChain {
         ResumableChain {
@@ -108,7 +109,7 @@ mod tests {
             objective: objective.into(),
             files: (0..files).map(|i| format!("f{i}.rs")).collect(),
             read_lines: 3,
-            status: Some("completed".into()),
+            status: RunStatus::Settled(SettleStatus::Completed),
         }
     }
 

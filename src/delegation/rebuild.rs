@@ -52,18 +52,18 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::chain::RunStatus;
+use super::chain::Run;
 use super::history::{count_chain_reads, objective_from_args, replays_anything, select_chain_rows};
-use super::types::{ChainReads, ChainSelector, RebuildSkip, RebuildSkipReason, SettleStatus};
+use super::types::{
+    ChainReads, ChainSelector, RebuildSkip, RebuildSkipReason, RunStatus, SettleStatus,
+};
 use crate::transcript::{iso_to_ms, normalize_agent_name, time_value_to_ms, UiMessage};
 
 /// One run of a rebuilt chain, with everything the replay needs.
 #[derive(Clone, Debug)]
 pub(crate) struct RebuiltRun {
-    pub delegation_id: String,
-    pub tool_call_id: String,
-    pub task: String,
-    pub description: Option<String>,
+    /// The run as it starts in the replay.
+    pub run: Run,
     /// The label of this call (`description`, else `task`; `""` when neither).
     pub objective: String,
     pub model_id: Option<String>,
@@ -529,10 +529,12 @@ fn build_chains(
                 },
             );
             runs.push(RebuiltRun {
-                delegation_id: call.delegation_id.clone(),
-                tool_call_id: call.tool_call_id.clone(),
-                task: call.task.clone(),
-                description: call.description.clone(),
+                run: Run::started(
+                    call.delegation_id.clone(),
+                    call.tool_call_id.clone(),
+                    call.task.clone(),
+                    call.description.clone(),
+                ),
                 objective: call.objective.clone(),
                 model_id: call.model_id.clone(),
                 status: call.status.clone(),

@@ -180,6 +180,73 @@ impl SettleStatus {
     }
 }
 
+/// The status of one run.
+/// Crosses to JavaScript as the status string the host writes, or `null` for
+/// [`RunStatus::Unrecorded`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunStatus {
+    /// Started and not settled yet.
+    Running,
+    /// Settled with this status.
+    Settled(SettleStatus),
+    /// A rebuilt Task row that recorded no status: trusted as settled (clause 12).
+    Unrecorded,
+    /// A status this library does not know (a rebuilt row): kept for display, not
+    /// resumable.
+    Unknown(String),
+}
+
+impl RunStatus {
+    /// The status a Task row recorded (`running` is read as it is; the rebuild decides
+    /// what a run still running at the end of a transcript is).
+    pub fn from_recorded(text: &str) -> RunStatus {
+        if text == "running" {
+            return RunStatus::Running;
+        }
+        SettleStatus::parse(text)
+            .map_or_else(|| RunStatus::Unknown(text.to_string()), RunStatus::Settled)
+    }
+
+    pub fn is_running(&self) -> bool {
+        matches!(self, RunStatus::Running)
+    }
+
+    /// Clause 5.
+    pub fn is_resumable(&self) -> bool {
+        match self {
+            RunStatus::Settled(status) => status.is_resumable(),
+            RunStatus::Unrecorded => true,
+            RunStatus::Running | RunStatus::Unknown(_) => false,
+        }
+    }
+
+    /// The status as the host writes it; `None` for [`RunStatus::Unrecorded`].
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            RunStatus::Running => Some("running"),
+            RunStatus::Settled(status) => Some(status.as_str()),
+            RunStatus::Unrecorded => None,
+            RunStatus::Unknown(text) => Some(text),
+        }
+    }
+}
+
+impl Serialize for RunStatus {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.as_text().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for RunStatus {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(
+            Option::<String>::deserialize(deserializer)?.map_or(RunStatus::Unrecorded, |text| {
+                RunStatus::from_recorded(&text)
+            }),
+        )
+    }
+}
+
 /// Input of `settle`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
@@ -239,7 +306,7 @@ pub struct ResumeTarget {
     pub tool_call_ids: Vec<String>,
     /// The latest run's status (`null`: a rebuilt row that recorded none).
     #[tsify(type = "string | null")]
-    pub status: Option<String>,
+    pub status: RunStatus,
     pub reads: ChainReads,
     /// The binding the chain recorded (after a rebuild only the model id).
     pub recorded_model: ModelBinding,
@@ -259,7 +326,7 @@ pub struct ResumableChain {
     pub read_lines: u64,
     /// The latest run's status (`null`: a rebuilt row that recorded none).
     #[tsify(type = "string | null")]
-    pub status: Option<String>,
+    pub status: RunStatus,
 }
 
 /// A chain as `resolve` shows it (no internal key).
@@ -272,7 +339,7 @@ pub struct ChainInfo {
     pub latest_delegation_id: String,
     /// `running`, a settled status, or `null` (rebuilt, none recorded).
     #[tsify(type = "string | null")]
-    pub status: Option<String>,
+    pub status: RunStatus,
     pub brief: String,
     pub objective: String,
     pub reads: ChainReads,

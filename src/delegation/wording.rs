@@ -2,8 +2,8 @@
 //! resume is refused or continues differently. Every text that is not a fixed template
 //! of [`crate::error::Error`] is composed here.
 
-use super::chain::RunStatus;
 use super::limits::MAX_CHAINS_IN_ERROR;
+use super::types::RunStatus;
 use super::types::{ResumableChain, SettleStatus};
 
 /// The reusable chains an error lists (clause 4: the unknown-id and no-history errors,
@@ -98,7 +98,7 @@ mod tests {
             objective: String::new(),
             files: vec![],
             read_lines: 0,
-            status: None,
+            status: RunStatus::Unrecorded,
         }
     }
 
