@@ -89,8 +89,8 @@ const BUGS = [
   ["seedMutatesArray", "seedDelegateMessages(array) writes a `rows` property onto the caller's array"],
   ["useAfterFree", "a method after free(), free() twice, [Symbol.dispose]() after free(): raw Error 'null pointer passed to rust' without name or code"],
   ["onOutcomeRejection", "an async onOutcome that rejects: the returned promise is dropped, an unhandled rejection (fatal in Node's default mode)"],
-  ["longChainConversation", "DelegationRegistry#chainConversation is quadratic in the chain's runs: a 3,000-run chain takes seconds on the caller's thread", 2500],
-  ["degradeLargeContext", "the degrade path (failed summary) over 70,000 messages takes seconds (is_kept scans the kept units for every message)", 2500],
+  ["longChainConversation", "DelegationRegistry#chainConversation is quadratic in the chain's runs: a 3,000-run chain takes seconds on the caller's thread", 60000],
+  ["degradeLargeContext", "the degrade path (failed summary) over 70,000 messages takes seconds (is_kept scans the kept units for every message)", 60000],
 ];
 
 for (const [name, what, deadlineMs] of BUGS) {
