@@ -197,7 +197,7 @@ impl Registry {
             .values()
             .filter(|chain| chain.is_reusable())
             .collect();
-        reusable.sort_by(|left, right| {
+        crate::order::sort_by(&mut reusable, |left, right| {
             (right.last_active, &left.key).cmp(&(left.last_active, &right.key))
         });
         reusable.into_iter().map(Chain::listing_entry).collect()
@@ -615,7 +615,7 @@ impl Registry {
                 }
             }
         }
-        skips.sort_by_key(|skip| skip.index);
+        crate::order::sort_by_key(&mut skips, |skip| skip.index);
         self.rebuild_skips = skips;
     }
 
@@ -743,7 +743,7 @@ impl Registry {
         let mut doomed: Vec<String> = Vec::new();
         for group in [&mut reusable, &mut not_reusable] {
             // most recently used first; the key breaks ties deterministically
-            group.sort_by_key(|&(last_active, key)| (Reverse(last_active), key));
+            crate::order::sort_by_key(group, |&(last_active, key)| (Reverse(last_active), key));
             doomed.extend(
                 group
                     .iter()
