@@ -30,7 +30,8 @@ for (const file of process.argv.slice(2)) {
             error.name = "DelegateContextError";
             error.code = "INVALID_STATE";
             throw error;`);
-  const pass = /(function passStringToWasm0\(arg, malloc, realloc\) \{\n    if \(realloc === undefined\) \{\n(?:.*\n){5}    \}\n)/;
+  // (a debug build's glue checks the argument's type first: `--dev`)
+  const pass = /(function passStringToWasm0\(arg, malloc, realloc\) \{\n(?:    if \(typeof\(arg\) !== 'string'\) throw .*\n)?    if \(realloc === undefined\) \{\n(?:.*\n){5}    \}\n)/;
   if (!pass.test(text)) throw new Error(`${file}: wasm-bindgen's passStringToWasm0 not found`);
   text = text.replace(pass, (head) => `${head}    if (arg.length <= 1048576) {
         const cap = arg.length * 3;

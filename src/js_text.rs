@@ -208,7 +208,7 @@ pub fn js_entries(map: &serde_json::Map<String, Value>) -> Vec<(&String, &Value)
             None => rest.push((k, v)),
         }
     }
-    idx.sort_by_key(|e| e.0);
+    crate::order::sort_by_key(&mut idx, |e| e.0);
     idx.into_iter()
         .map(|(_, k, v)| (k, v))
         .chain(rest)

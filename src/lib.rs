@@ -34,13 +34,16 @@
 //! | ADR 0279 §3, subagent-context | rows → provider messages (one converter) | [`transcript::to_messages`] |
 //! | subagent-context (seed 001) | only a delegate's report enters the parent's context | [`parent`] |
 //! | ADR 0279 §1–13, ADR 0299 §7 | resumable delegations (their own table) | [`delegation`] |
+//! | host-contract §1 | typed inputs decoded with the path of a bad value | [`decode`] |
 //! | all | one error enum, a stable code per variant | [`error`] |
+//! | all | one stable sort (one copy in the module) | [`order`] |
 //!
 //! Everything above is plain Rust, tested natively. [`wasm`] is the only module that
 //! knows wasm-bindgen: it decodes, calls the core, encodes.
 
 pub mod budget;
 pub mod compaction;
+pub mod decode;
 pub mod delegation;
 pub mod error;
 pub mod facts;
@@ -49,6 +52,7 @@ pub mod js_text;
 pub mod json_scan;
 pub mod llm_text;
 pub mod message;
+pub mod order;
 pub mod overflow;
 pub mod parent;
 pub mod tokens;

@@ -472,12 +472,10 @@ impl ContentBlock {
             None => return Err("missing field `type`".into()),
         };
         fn de<T: DeserializeOwned>(map: Extra) -> std::result::Result<T, String> {
-            serde_path_to_error::deserialize(Value::Object(map)).map_err(|e| {
-                let p = e.path().to_string();
-                if p == "." {
-                    e.inner().to_string()
-                } else {
-                    format!("{p}: {}", e.inner())
+            crate::decode::decode_inner(&Value::Object(map)).map_err(|(p, message)| {
+                match p.strip_prefix('.').unwrap_or(&p) {
+                    "" => message,
+                    p => format!("{p}: {message}"),
                 }
             })
         }
@@ -557,30 +555,7 @@ impl<'de> Deserialize<'de> for AgentMessage {
     }
 }
 
-/// Deserialize `value` into `T`, reporting `path` + the inner path of the bad value.
-pub fn decode_at<T: DeserializeOwned>(value: Value, path: &str) -> Result<T> {
-    serde_path_to_error::deserialize(value).map_err(|e| path_error(e, path))
-}
-
-/// Deserialize JSON text into `T`, reporting `path` + the inner path of the bad value.
-pub fn decode_text<T: DeserializeOwned>(text: &str, path: &str) -> Result<T> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| path_error(e, path))?;
-    de.end().map_err(|e| Error::invalid(path, e.to_string()))?;
-    Ok(value)
-}
-
-fn path_error<E: std::fmt::Display>(e: serde_path_to_error::Error<E>, path: &str) -> Error {
-    let inner = e.path().to_string();
-    let full = if inner == "." || inner.is_empty() {
-        path.to_string()
-    } else if inner.starts_with('[') {
-        format!("{path}{inner}")
-    } else {
-        format!("{path}.{inner}")
-    };
-    Error::invalid(full, e.into_inner().to_string())
-}
+pub use crate::decode::{decode_at, decode_text};
 
 /// For `Option<Value>` fields: a present `null` is `Some(Value::Null)`, so it is written
 /// back; only a missing field is `None`.

@@ -121,8 +121,8 @@ impl FileOps {
             .filter(|p| !modified.contains(p))
             .cloned()
             .collect();
-        read.sort_by(|a, b| js_cmp(a, b));
-        modified.sort_by(|a, b| js_cmp(a, b));
+        crate::order::sort_by(&mut read, |a, b| js_cmp(a, b));
+        crate::order::sort_by(&mut modified, |a, b| js_cmp(a, b));
         (read, modified)
     }
 }

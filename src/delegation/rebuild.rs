@@ -206,7 +206,7 @@ pub(crate) fn plan(rows: &[UiMessage], positions: Option<&[usize]>) -> RebuildPl
     let clock = Clock::new(&calls, &refusals);
     let chains = build_chains(rows, &calls, &roots, &clock, &mut plan);
     plan.events = order_events(&calls, &chains, &refusals, &clock);
-    plan.skips.sort_by_key(|skip| skip.index);
+    crate::order::sort_by_key(&mut plan.skips, |skip| skip.index);
     plan
 }
 
@@ -401,7 +401,7 @@ impl Clock {
                 .iter()
                 .filter_map(|refusal| Some((refusal.stamp.pos, refusal.stamp.ms?))),
         );
-        written.sort_by_key(|&(pos, _)| pos);
+        crate::order::sort_by_key(&mut written, |&(pos, _)| pos);
         let mut latest = f64::NEG_INFINITY;
         for (_, ms) in written.iter_mut() {
             latest = latest.max(*ms);
@@ -607,7 +607,9 @@ fn order_events(
             },
         ));
     }
-    keyed.sort_by(|a, b| key_cmp(&a.0, &b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    crate::order::sort_by(&mut keyed, |a, b| {
+        key_cmp(&a.0, &b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2))
+    });
     keyed
         .into_iter()
         .enumerate()

@@ -30,7 +30,7 @@ impl Registry {
         let mut doomed: Vec<String> = Vec::new();
         for group in [&mut reusable, &mut not_reusable] {
             // most recently used first; the key breaks ties deterministically
-            group.sort_by_key(|&(last_active, key)| (Reverse(last_active), key));
+            crate::order::sort_by_key(group, |&(last_active, key)| (Reverse(last_active), key));
             doomed.extend(
                 group
                     .iter()

@@ -192,7 +192,7 @@ impl Registry {
             .values()
             .filter(|chain| chain.is_reusable())
             .collect();
-        reusable.sort_by(|left, right| {
+        crate::order::sort_by(&mut reusable, |left, right| {
             (right.last_active, &left.key).cmp(&(left.last_active, &right.key))
         });
         reusable.into_iter().map(Chain::listing_entry).collect()

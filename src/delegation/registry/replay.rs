@@ -92,7 +92,7 @@ impl Registry {
                 }
             }
         }
-        skips.sort_by_key(|skip| skip.index);
+        crate::order::sort_by_key(&mut skips, |skip| skip.index);
         self.rebuild_skips = skips;
     }
 }
