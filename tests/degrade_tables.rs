@@ -429,3 +429,31 @@ fn a_degrade_records_why() {
         "{note}"
     );
 }
+
+/// A context that already fits loses nothing: with the early trigger (host-contract §5, at
+/// 90% of hardLimit) a failed summary of a context below hardLimit leaves it as it is,
+/// previous summary included; the previous summary is carried by a degrade note only
+/// when history must go, never kept beside it.
+#[test]
+fn a_failed_summary_below_hard_limit_leaves_the_context_as_it_is() {
+    let opts = DelegateTurnOptions {
+        early_trigger: true,
+        ..Default::default()
+    };
+    let ms = vec![
+        brief(),
+        previous_summary(&"s".repeat(4_000)), // about 1,000 tokens
+        user(&"a".repeat(5_400)),             // 1,350
+        user(&"b".repeat(5_400)),             // 1,350
+    ];
+    let total: u64 = ms.iter().map(estimate_tokens).sum();
+    let budget = budget_8k();
+    assert!(
+        total >= budget.compaction_trigger && total < budget.hard_limit,
+        "{total}: between the early trigger and hardLimit"
+    );
+    let out = boundary(&ms, &opts, &failed()).unwrap();
+    assert_eq!(out.outcome, TurnOutcomeKind::Unchanged, "{out:?}");
+    assert_eq!(out.materialize(&ms), ms);
+    assert_eq!((out.dropped_messages, out.context_compactions), (0, 0));
+}
