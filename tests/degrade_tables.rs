@@ -457,3 +457,70 @@ fn a_failed_summary_below_hard_limit_leaves_the_context_as_it_is() {
     assert_eq!(out.materialize(&ms), ms);
     assert_eq!((out.dropped_messages, out.context_compactions), (0, 0));
 }
+
+/// Clause 4's other trigger: "the compacted context still exceeds hardLimit". The fresh
+/// summary that did not fit is carried by the degrade note; the messages it summarized
+/// are summarized, not dropped; only the retained messages the degrade cannot keep are
+/// lost, and the note counts exactly those.
+#[test]
+fn a_fresh_summary_that_did_not_fit_travels_in_the_note() {
+    let mut ms = vec![brief()];
+    for i in 0..10 {
+        ms.extend([
+            call(&[&format!("c{i}")], &format!("f{i}.rs")),
+            result(&format!("c{i}"), 1_800),
+        ]);
+    }
+    let summary = format!("## Goal\n{}", "h".repeat(10_000)); // about 2,500 tokens
+    let answer = SummaryAnswer {
+        history: Some(summary.clone()),
+        turn_prefix: Some(summary.clone()),
+        error: None,
+    };
+    let out = boundary(&ms, &DelegateTurnOptions::default(), &answer).unwrap();
+    assert_eq!(out.outcome, TurnOutcomeKind::Degraded, "{out:?}");
+    assert_eq!(out.reason, Some(DegradeReason::StillOverLimit));
+    // one active turn from the brief on: its prefix was summarized (a split turn)
+    assert!(out.is_split_turn);
+    let next = out.materialize(&ms);
+    let note = note_of(&next);
+    let carried = note
+        .split_once("\n\nSummary of the earlier work:\n\n")
+        .map(|(_, s)| s)
+        .unwrap_or_default();
+    assert!(carried.contains(&summary), "{}", &note[..300]);
+    let kept = kept_indices(&out);
+    assert!(!kept.is_empty() && *kept.last().unwrap() == ms.len() - 1);
+    assert!(
+        out.summarized_messages > 0 && out.dropped_messages > 0,
+        "{out:?}"
+    );
+    assert_eq!(
+        out.summarized_messages + out.dropped_messages + kept.len(),
+        ms.len() - 1,
+        "every message after the brief is kept, summarized or dropped"
+    );
+    // the dropped ones are the newest messages not kept: the summary covers all older ones
+    let first_kept = kept[0];
+    assert_eq!(
+        out.summarized_messages + out.dropped_messages,
+        first_kept - 1
+    );
+    let noun = if out.dropped_messages == 1 {
+        "message"
+    } else {
+        "messages"
+    };
+    assert!(
+        note.starts_with(&format!(
+            "[Context degraded] {} earlier {noun} ",
+            out.dropped_messages
+        )),
+        "{}",
+        &note[..300]
+    );
+    eprintln!(
+        "kept {kept:?}, summarized {}, dropped {}",
+        out.summarized_messages, out.dropped_messages
+    );
+}
