@@ -524,3 +524,34 @@ fn a_fresh_summary_that_did_not_fit_travels_in_the_note() {
         out.summarized_messages, out.dropped_messages
     );
 }
+
+/// "then as many older ones as fit": an older message is left out only when keeping it
+/// would reach hardLimit. The note is budgeted before it is written, at an upper bound of
+/// its text (the largest counts, every file of the context), so "fit" has that bound's
+/// slack: a dropped message would have brought the context within 64 tokens of hardLimit.
+#[test]
+fn an_older_message_is_left_out_only_when_it_would_not_fit() {
+    let mut kept_some = false;
+    let mut dropped_some = false;
+    for chars in (15_000..16_400).step_by(8) {
+        let mut ms = vec![brief()];
+        ms.extend(big_read("c0", "old.rs"));
+        ms.push(user(&"x".repeat(chars)));
+        ms.push(user("newest"));
+        let (out, _) = degrade(&ms);
+        let x = estimate_tokens(&ms[3]);
+        if kept_indices(&out) == vec![3, 4] {
+            kept_some = true;
+            assert!(out.tokens_after < 4_096, "{chars}: {out:?}");
+        } else {
+            assert_eq!(kept_indices(&out), vec![4], "{chars}");
+            dropped_some = true;
+            assert!(
+                out.tokens_after + x >= 4_096 - 64,
+                "{chars} characters ({x} tokens) were dropped with {} tokens kept",
+                out.tokens_after
+            );
+        }
+    }
+    assert!(kept_some && dropped_some, "the sweep crosses the limit");
+}
