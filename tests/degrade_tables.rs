@@ -555,3 +555,23 @@ fn an_older_message_is_left_out_only_when_it_would_not_fit() {
     }
     assert!(kept_some && dropped_some, "the sweep crosses the limit");
 }
+
+/// pi's file lists for the next compaction (host-contract §3, `details.readFiles`): the
+/// degrade note lists the files of the history it replaced, not those of the messages
+/// still in context.
+#[test]
+fn the_note_lists_the_files_of_the_history_it_replaced() {
+    let mut ms = vec![brief()];
+    ms.extend(big_read("c0", "old.rs"));
+    ms.extend([call(&["c1"], "kept.rs"), result("c1", 40)]);
+    let (out, next) = degrade(&ms);
+    assert_eq!(kept_indices(&out), vec![3, 4]);
+    let AgentMessage::CompactionSummary(note) = &next[1] else {
+        panic!("expected the degrade note second")
+    };
+    let details = &note.extra["details"];
+    assert_eq!(details["readFiles"], json!(["old.rs"]), "{details}");
+    assert_eq!(details["modifiedFiles"], json!([]), "{details}");
+    assert_eq!(details["degraded"], json!(true), "{details}");
+    assert_eq!(details["retainedMessages"], json!(2), "{details}");
+}
