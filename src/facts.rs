@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::json_scan::{self, JsonStr, Kind, Span};
+use crate::stop_reason::StopReason;
 
 /// Characters an image counts for (pi's `ESTIMATED_IMAGE_CHARS`, host-contract §2).
 pub const ESTIMATED_IMAGE_CHARS: usize = 4800;
@@ -95,37 +96,6 @@ impl Role {
     }
 }
 
-/// An assistant's `stopReason`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StopReason {
-    /// None recorded.
-    Missing,
-    Stop,
-    Length,
-    ToolUse,
-    Error,
-    Aborted,
-    Deferred,
-    Pending,
-    /// Any other text.
-    Other,
-}
-
-impl StopReason {
-    fn parse(s: &str) -> StopReason {
-        match s {
-            "stop" => StopReason::Stop,
-            "length" => StopReason::Length,
-            "toolUse" => StopReason::ToolUse,
-            "error" => StopReason::Error,
-            "aborted" => StopReason::Aborted,
-            "deferred" => StopReason::Deferred,
-            "pending" => StopReason::Pending,
-            _ => StopReason::Other,
-        }
-    }
-}
-
 /// A file operation of a `read` / `write` / `edit` tool call (pi's `extractFileOpsFromMessage`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileOpKind {
@@ -169,7 +139,8 @@ pub struct MessageFacts {
     pub tokens: u64,
     /// `calculateContextTokens(usage)` of an assistant that has a `usage` object.
     pub usage_tokens: Option<f64>,
-    pub stop_reason: StopReason,
+    /// An assistant's `stopReason`, when it has one.
+    pub stop_reason: Option<StopReason>,
     /// Ids of an assistant's tool calls, in order.
     pub tool_call_ids: Vec<Box<str>>,
     /// A tool result's `toolCallId`.
@@ -259,19 +230,14 @@ impl MessageFacts {
         matches!(self.role, Role::User | Role::BashExecution)
     }
 
-    /// An assistant whose `stopReason` is `error` or `aborted`: its usage is not trusted.
+    /// A failed assistant ([`StopReason::is_failed`]): its usage is not trusted.
     pub fn is_failed(&self) -> bool {
-        self.role == Role::Assistant
-            && matches!(self.stop_reason, StopReason::Error | StopReason::Aborted)
+        self.role == Role::Assistant && self.stop_reason.is_some_and(StopReason::is_failed)
     }
 
-    /// pi's `isContextMessage`: not an errored, aborted or deferred assistant.
+    /// pi's `isContextMessage`: not an assistant that [`StopReason::leaves_context`].
     pub fn is_context_message(&self) -> bool {
-        !(self.role == Role::Assistant
-            && matches!(
-                self.stop_reason,
-                StopReason::Error | StopReason::Aborted | StopReason::Deferred
-            ))
+        !(self.role == Role::Assistant && self.stop_reason.is_some_and(StopReason::leaves_context))
     }
 
     /// The provider usage pi trusts: a non-failed assistant whose usage total is > 0.
@@ -285,7 +251,7 @@ impl MessageFacts {
     /// ADR 0136: an assistant that called tools or stopped with `toolUse`.
     pub fn opens_active_turn(&self) -> bool {
         self.role == Role::Assistant
-            && (!self.tool_call_ids.is_empty() || self.stop_reason == StopReason::ToolUse)
+            && (!self.tool_call_ids.is_empty() || self.stop_reason == Some(StopReason::ToolUse))
     }
 
     /// Read one message from its JSON text; `path` names it in errors (`messages[3]`).
@@ -387,7 +353,7 @@ fn read_message(
         role,
         tokens: 0,
         usage_tokens: None,
-        stop_reason: StopReason::Missing,
+        stop_reason: None,
         tool_call_ids: Vec::new(),
         answers: None,
         empty_assistant: false,
@@ -1089,7 +1055,7 @@ fn read_assistant(
         fields.optional_string(name)?;
     }
     if let Some(stop) = fields.optional_string("stopReason")? {
-        facts.stop_reason = StopReason::parse(&stop.decode());
+        facts.stop_reason = Some(StopReason::parse(&stop.decode()));
     }
     if let Some(u) = fields.f.usage {
         facts.usage_tokens = Some(read_usage(u, &fields.at("usage"))?);

@@ -12,6 +12,7 @@ use crate::compaction::turn::boundary_tokens;
 use crate::error::{Error, Result};
 use crate::message::{Extra, Usage};
 use crate::overflow;
+use crate::stop_reason::StopReason;
 use crate::transcript::normalize_tool_name;
 
 // ---------------------------------------------------------------- clause 6
@@ -176,6 +177,11 @@ pub struct ProviderError {
 }
 
 impl ProviderError {
+    /// Its `stopReason`, read.
+    pub fn stop(&self) -> Option<StopReason> {
+        self.stop_reason.as_deref().map(StopReason::parse)
+    }
+
     /// The provider's text: `errorMessage` of a pi message, else `message`.
     pub fn text(&self) -> &str {
         self.error_message
@@ -240,7 +246,7 @@ pub fn is_provider_overflow(e: &ProviderError, context_window: Option<f64>) -> b
         None => e.stop_reason.is_none() && overflow::is_overflow_text(text),
     };
     by_status
-        || e.stop_reason.as_deref().is_some_and(|stop| {
+        || e.stop().is_some_and(|stop| {
             let usage = e.usage.as_ref().map(|u| overflow::OverflowUsage {
                 input: u.input,
                 output: u.output,
@@ -276,11 +282,11 @@ pub fn classify_provider_error(
         };
     }
     let status = finite_status(e);
-    let retriable = match (status, e.stop_reason.as_deref()) {
+    let retriable = match (status, e.stop()) {
         (Some(s), _) => matches!(s, 408 | 409 | 425 | 429) || (500..600).contains(&s),
         // pi's failed message: pi-ai's `isRetryableAssistantError`
         (None, Some(stop)) => {
-            stop == "error"
+            stop == StopReason::Error
                 && e.error_message.as_deref().is_some_and(|m| !m.is_empty())
                 && overflow::is_retryable_text(e.text())
         }

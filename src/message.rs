@@ -12,6 +12,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
+use crate::stop_reason::StopReason;
 
 /// The TypeScript declaration of these types (the binding puts it in the `.d.ts`): pi's own shapes (pi-ai 0.85.1's messages and
 /// blocks, pi-agent-core's harness messages; host-contract §1), field for field, so that what
@@ -231,7 +232,7 @@ pub struct AssistantMessage {
     pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
-    /// `pending | stop | length | toolUse | error | aborted | deferred`
+    /// The text as given (a text pi does not write survives); read it with [`Self::stop`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -251,9 +252,14 @@ impl AssistantMessage {
         })
     }
 
-    /// `stopReason` is `error` or `aborted`: a failed response whose usage is not trusted.
+    /// Its `stopReason`, read.
+    pub fn stop(&self) -> Option<StopReason> {
+        self.stop_reason.as_deref().map(StopReason::parse)
+    }
+
+    /// A failed response ([`StopReason::is_failed`]) whose usage is not trusted.
     pub fn is_failed(&self) -> bool {
-        matches!(self.stop_reason.as_deref(), Some("error") | Some("aborted"))
+        self.stop().is_some_and(StopReason::is_failed)
     }
 }
 

@@ -31,6 +31,7 @@ use super::turn::{
 use crate::budget::ContextBudget;
 use crate::error::{Error, Result};
 use crate::message::AgentMessage;
+use crate::stop_reason::StopReason;
 
 /// Everything a host's summarizer can answer.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,7 +42,7 @@ pub enum Reply {
     /// newlines, its `stopReason` and `errorMessage`.
     Message {
         text: String,
-        stop_reason: Option<String>,
+        stop_reason: Option<StopReason>,
         error_message: Option<String>,
     },
     /// The summarizer threw or its promise rejected (an `AbortError` of its own included).
@@ -61,12 +62,17 @@ impl Reply {
                 text,
                 stop_reason,
                 error_message,
-            } => match stop_reason.as_deref() {
-                Some(stop @ ("error" | "aborted")) => {
+            } => match stop_reason {
+                Some(stop) if stop.is_failed() => {
                     return Err(Some(
                         error_message
                             .filter(|m| !m.trim().is_empty())
-                            .unwrap_or_else(|| format!("the summary request ended with {stop}")),
+                            .unwrap_or_else(|| {
+                                format!(
+                                    "the summary request ended with {}",
+                                    stop.as_str().unwrap_or_default()
+                                )
+                            }),
                     ))
                 }
                 _ => text,

@@ -28,6 +28,7 @@ use crate::compaction::turn::{
 };
 use crate::compaction::{complete_turn, Next, Reply, Turn};
 use crate::error::Error;
+use crate::stop_reason::StopReason;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TURN_TYPES: &str = r#"
@@ -300,7 +301,9 @@ async fn ask(summarize: &Function, request: &JsValue, signals: &Array) -> Reply 
         Some("text") => Reply::Text(str_field(&reply, "text").unwrap_or_default()),
         Some("message") => Reply::Message {
             text: str_field(&reply, "text").unwrap_or_default(),
-            stop_reason: str_field(&reply, "stopReason"),
+            stop_reason: str_field(&reply, "stopReason")
+                .as_deref()
+                .map(StopReason::parse),
             error_message: str_field(&reply, "errorMessage"),
         },
         Some("rejected") => Reply::Rejected(format!(
