@@ -53,9 +53,20 @@ pub enum Reply {
     RunAborted,
 }
 
+/// Why a reply gave no summary text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum NoSummary {
+    /// Blank text (named by the request's kind, see [`missing`]).
+    Missing,
+    /// The request failed, with the reason the degraded turn reports.
+    Failed(String),
+    /// The run's signal fired: the run aborts, it does not degrade.
+    RunAborted,
+}
+
 impl Reply {
-    /// The summary text, or why there is none (`Err(None)`: the run was aborted).
-    fn into_summary(self) -> std::result::Result<String, Option<String>> {
+    /// The summary text, or why there is none.
+    fn into_summary(self) -> std::result::Result<String, NoSummary> {
         let text = match self {
             Reply::Text(t) => t,
             Reply::Message {
@@ -64,7 +75,7 @@ impl Reply {
                 error_message,
             } => match stop_reason {
                 Some(stop) if stop.is_failed() => {
-                    return Err(Some(
+                    return Err(NoSummary::Failed(
                         error_message
                             .filter(|m| !m.trim().is_empty())
                             .unwrap_or_else(|| {
@@ -77,16 +88,18 @@ impl Reply {
                 }
                 _ => text,
             },
-            Reply::Rejected(message) => return Err(Some(message)),
+            // a rejection without a reason reads as no summary (`throw new Error("")`)
+            Reply::Rejected(message) if message.is_empty() => return Err(NoSummary::Missing),
+            Reply::Rejected(message) => return Err(NoSummary::Failed(message)),
             Reply::Unreadable => {
-                return Err(Some(
+                return Err(NoSummary::Failed(
                     "summarize resolved with neither text nor an assistant message".into(),
                 ))
             }
-            Reply::RunAborted => return Err(None),
+            Reply::RunAborted => return Err(NoSummary::RunAborted),
         };
         if text.trim().is_empty() {
-            Err(Some(String::new())) // named by the request's kind (see `missing`)
+            Err(NoSummary::Missing)
         } else {
             Ok(text)
         }
@@ -169,9 +182,9 @@ impl Turn {
             .map(|r| r.kind);
         match reply.into_summary() {
             Ok(text) => self.texts.push(text),
-            Err(Some(why)) if why.is_empty() => self.failure = Some(missing(kind)),
-            Err(Some(why)) => self.failure = Some(why),
-            Err(None) => self.aborted = true,
+            Err(NoSummary::Missing) => self.failure = Some(missing(kind)),
+            Err(NoSummary::Failed(why)) => self.failure = Some(why),
+            Err(NoSummary::RunAborted) => self.aborted = true,
         }
     }
 
@@ -316,5 +329,53 @@ pub fn complete_turn(
         Next::Summarize(_) => Err(Error::InvalidState {
             message: "a summary answer is missing".into(),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_reply_gives_its_summary_or_why_not() {
+        let message = |text: &str, stop: Option<StopReason>, error: Option<&str>| Reply::Message {
+            text: text.into(),
+            stop_reason: stop,
+            error_message: error.map(Into::into),
+        };
+        let failed = |why: &str| Err(NoSummary::Failed(why.into()));
+        let cases = [
+            (Reply::Text("## Goal".into()), Ok("## Goal".to_string())),
+            (Reply::Text(" \n\t".into()), Err(NoSummary::Missing)),
+            (message("s", Some(StopReason::Stop), None), Ok("s".into())),
+            (message("s", None, Some("x")), Ok("s".into())),
+            (message("s", Some(StopReason::Other), None), Ok("s".into())),
+            (
+                message("", Some(StopReason::Stop), None),
+                Err(NoSummary::Missing),
+            ),
+            (
+                message("s", Some(StopReason::Error), Some("overloaded")),
+                failed("overloaded"),
+            ),
+            (
+                message("s", Some(StopReason::Error), Some("  ")),
+                failed("the summary request ended with error"),
+            ),
+            (
+                message("s", Some(StopReason::Aborted), None),
+                failed("the summary request ended with aborted"),
+            ),
+            (Reply::Rejected("503".into()), failed("503")),
+            (Reply::Rejected(String::new()), Err(NoSummary::Missing)),
+            (
+                Reply::Unreadable,
+                failed("summarize resolved with neither text nor an assistant message"),
+            ),
+            (Reply::RunAborted, Err(NoSummary::RunAborted)),
+        ];
+        for (reply, want) in cases {
+            assert_eq!(reply.clone().into_summary(), want, "{reply:?}");
+        }
     }
 }
