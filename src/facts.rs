@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::json_scan::{self, JsonStr, Kind, Span};
+use crate::role::Role;
 use crate::stop_reason::StopReason;
 
 /// Characters an image counts for (pi's `ESTIMATED_IMAGE_CHARS`, host-contract §2).
@@ -64,35 +65,6 @@ impl std::fmt::Display for Loc<'_> {
             write!(f, "[{i}]")?;
         }
         Ok(())
-    }
-}
-
-/// A message's role.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    User,
-    Assistant,
-    ToolResult,
-    CompactionSummary,
-    BranchSummary,
-    Custom,
-    BashExecution,
-    /// A role this library does not know (0 tokens, never a cut point).
-    Other,
-}
-
-impl Role {
-    fn parse(s: &str) -> Role {
-        match s {
-            "user" => Role::User,
-            "assistant" => Role::Assistant,
-            "toolResult" => Role::ToolResult,
-            "compactionSummary" => Role::CompactionSummary,
-            "branchSummary" => Role::BranchSummary,
-            "custom" => Role::Custom,
-            "bashExecution" => Role::BashExecution,
-            _ => Role::Other,
-        }
     }
 }
 
@@ -206,18 +178,9 @@ impl MessageFacts {
         self.text().parts
     }
 
-    /// The `role` string.
+    /// The `role` string (`(unknown)` for a role this library does not know).
     pub fn role_name(&self) -> &'static str {
-        match self.role {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-            Role::ToolResult => "toolResult",
-            Role::CompactionSummary => "compactionSummary",
-            Role::BranchSummary => "branchSummary",
-            Role::Custom => "custom",
-            Role::BashExecution => "bashExecution",
-            Role::Other => "(unknown)",
-        }
+        self.role.as_str().unwrap_or("(unknown)")
     }
 
     /// pi's "valid cut point": never a tool result, never an unknown role.

@@ -12,6 +12,7 @@
 //! | seed clause | rule | file |
 //! |---|---|---|
 //! | host-contract §1 | messages the host hands us (typed, for the messages we write) | [`message`] |
+//! | host-contract §1 | a message's `role` | [`role`] |
 //! | host-contract §1 | an assistant's `stopReason`; what a failed assistant is | [`stop_reason`] |
 //! | host-contract §1–2 | what the decisions need of a host message, read once from its JSON text | [`facts`], [`json_scan`] |
 //! | host-contract §3 | how pi writes a message for a summary request (`convertToLlm` wrappers, tool results cut to 2,000 characters) | [`llm_text`] |
@@ -56,6 +57,7 @@ pub mod message;
 pub mod order;
 pub mod overflow;
 pub mod parent;
+pub mod role;
 pub mod stop_reason;
 pub mod tokens;
 pub mod transcript;

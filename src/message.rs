@@ -12,6 +12,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
+use crate::role::Role;
 use crate::stop_reason::StopReason;
 
 /// The TypeScript declaration of these types (the binding puts it in the `.d.ts`): pi's own shapes (pi-ai 0.85.1's messages and
@@ -369,17 +370,26 @@ impl AgentMessage {
         })
     }
 
-    /// The `role` string.
-    pub fn role(&self) -> &str {
+    /// Its role.
+    pub fn kind(&self) -> Role {
         match self {
-            AgentMessage::User(_) => "user",
-            AgentMessage::Assistant(_) => "assistant",
-            AgentMessage::ToolResult(_) => "toolResult",
-            AgentMessage::CompactionSummary(_) => "compactionSummary",
-            AgentMessage::BranchSummary(_) => "branchSummary",
-            AgentMessage::Custom(_) => "custom",
-            AgentMessage::BashExecution(_) => "bashExecution",
-            AgentMessage::Other(m) => m.get("role").and_then(Value::as_str).unwrap_or(""),
+            AgentMessage::User(_) => Role::User,
+            AgentMessage::Assistant(_) => Role::Assistant,
+            AgentMessage::ToolResult(_) => Role::ToolResult,
+            AgentMessage::CompactionSummary(_) => Role::CompactionSummary,
+            AgentMessage::BranchSummary(_) => Role::BranchSummary,
+            AgentMessage::Custom(_) => Role::Custom,
+            AgentMessage::BashExecution(_) => Role::BashExecution,
+            AgentMessage::Other(_) => Role::Other,
+        }
+    }
+
+    /// The `role` string (a role this library does not know, as given).
+    pub fn role(&self) -> &str {
+        match (self.kind().as_str(), self) {
+            (Some(name), _) => name,
+            (None, AgentMessage::Other(m)) => m.get("role").and_then(Value::as_str).unwrap_or(""),
+            (None, _) => "",
         }
     }
 
@@ -442,15 +452,15 @@ impl AgentMessage {
                 Ok(AgentMessage::$variant(decode_at(Value::Object(map), path)?))
             }};
         }
-        match role.as_str() {
-            "user" => known!(User),
-            "assistant" => known!(Assistant),
-            "toolResult" => known!(ToolResult),
-            "compactionSummary" => known!(CompactionSummary),
-            "branchSummary" => known!(BranchSummary),
-            "custom" => known!(Custom),
-            "bashExecution" => known!(BashExecution),
-            _ => Ok(AgentMessage::Other(map)),
+        match Role::parse(&role) {
+            Role::User => known!(User),
+            Role::Assistant => known!(Assistant),
+            Role::ToolResult => known!(ToolResult),
+            Role::CompactionSummary => known!(CompactionSummary),
+            Role::BranchSummary => known!(BranchSummary),
+            Role::Custom => known!(Custom),
+            Role::BashExecution => known!(BashExecution),
+            Role::Other => Ok(AgentMessage::Other(map)),
         }
     }
 

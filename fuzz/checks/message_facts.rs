@@ -13,10 +13,11 @@
 //!   decodes to the same text.
 
 use arbitrary::{Arbitrary, Result, Unstructured};
-use delegate_context::facts::{FileOpKind, MessageFacts, Role, SummaryMarks};
+use delegate_context::facts::{FileOpKind, MessageFacts, SummaryMarks};
 use delegate_context::js_text::{parse_json, replace_lone_surrogates};
 use delegate_context::json_scan;
 use delegate_context::message::AgentMessage;
+use delegate_context::role::Role;
 use delegate_context::stop_reason::StopReason;
 
 use super::js::{obj, write_str, write_str_escaped, JVal, JsNum, JsStr};

@@ -33,9 +33,10 @@ use delegate_context::compaction::turn::{
     TurnOutcomeKind,
 };
 use delegate_context::compaction::{prepare_delegate_turn, Next, Reply, Turn};
-use delegate_context::facts::{MessageFacts, Role};
+use delegate_context::facts::MessageFacts;
 use delegate_context::js_text::json_stringify;
 use delegate_context::message::AgentMessage;
+use delegate_context::role::Role;
 use delegate_context::stop_reason::StopReason;
 use delegate_context::Error;
 

@@ -10,8 +10,9 @@
 //! one-shot calls are one code path.
 
 use crate::error::Result;
-use crate::facts::{MessageFacts, Role};
+use crate::facts::MessageFacts;
 use crate::message::AgentMessage;
+use crate::role::Role;
 use crate::tokens::{self, usage_anchor, Anchor, ContextTokenEstimate};
 
 /// One part of a rewritten context: a run of the context's messages before the rewrite,

@@ -30,8 +30,9 @@ use super::summary::{
 };
 use crate::budget::ContextBudget;
 use crate::error::{Error, Result};
-use crate::facts::{MessageFacts, Role, SummaryMarks};
+use crate::facts::{MessageFacts, SummaryMarks};
 use crate::message::{AgentMessage, CompactionSummaryMessage, Extra};
+use crate::role::Role;
 use crate::tokens::{fresh_usage_start, tokens_from_f64, usage_anchor, Anchor};
 
 /// Host options of a boundary step.

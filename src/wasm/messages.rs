@@ -9,6 +9,7 @@ use super::host::HostArray;
 use crate::error::Error;
 use crate::facts::MessageFacts;
 use crate::json_scan;
+use crate::role::Role;
 
 #[wasm_bindgen(inline_js = r#"
 export function dc_stringify_range(a, from, to) { return JSON.stringify(from === 0 && to === a.length ? a : Array.prototype.slice.call(a, from, to)); }
@@ -81,8 +82,9 @@ pub fn facts_at(array: &HostArray, i: usize) -> Result<MessageFacts, Error> {
 
 /// Index of the last message whose `role` is `role` before `to`, read without decoding
 /// anything, in one call into JavaScript. `None` when there is none or reading threw
-/// (the caller then reads the whole context).
-pub fn last_index_of_role(array: &HostArray, role: &str, to: usize) -> Option<Option<usize>> {
+/// (the caller then reads the whole context), or for [`Role::Other`].
+pub fn last_index_of_role(array: &HostArray, role: Role, to: usize) -> Option<Option<usize>> {
+    let role = role.as_str()?;
     let i = dc_last_index_of_role(array.value(), role, to.min(array.len()) as u32).ok()?;
     Some(usize::try_from(i).ok())
 }

@@ -28,6 +28,7 @@ use crate::compaction::turn::{
 };
 use crate::compaction::{complete_turn, Next, Reply, Turn};
 use crate::error::Error;
+use crate::role::Role;
 use crate::stop_reason::StopReason;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -352,7 +353,7 @@ fn below_threshold_check(
     if array.is_empty() {
         return Ok(None);
     }
-    let Some(last_summary) = last_index_of_role(array, "compactionSummary", array.len()) else {
+    let Some(last_summary) = last_index_of_role(array, Role::CompactionSummary, array.len()) else {
         return Ok(None);
     };
     let brief = facts_at(array, 0)?;
