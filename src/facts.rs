@@ -19,7 +19,7 @@
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::json_scan::{self, JsonStr, Kind, Span};
+use crate::json_scan::{self, Halt, JsonStr, Kind, Span};
 use crate::role::Role;
 use crate::stop_reason::StopReason;
 
@@ -268,8 +268,7 @@ fn read_message(
     let start = reader.position();
     let mut fields = Fields::default();
     let mut content: Option<ContentOf> = None;
-    let mut failure: Option<Error> = None;
-    let walked = reader.object(|key, r| {
+    let walked = reader.try_object(|key, r| {
         if key.raw() == "content" {
             if let Some(role) = fields.role.and_then(|s| s.as_str()) {
                 match read_content_of(
@@ -282,13 +281,7 @@ fn read_message(
                         content = Some(c);
                         return Ok(());
                     }
-                    Err(e) => {
-                        failure = Some(e);
-                        return Err(json_scan::ScanError {
-                            offset: 0,
-                            what: "stopped",
-                        });
-                    }
+                    Err(e) => return Err(Halt::Stopped(e)),
                 }
             }
         }
@@ -296,10 +289,7 @@ fn read_message(
         fields.set(key.raw(), value);
         Ok(())
     });
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    walked.map_err(not_json)?;
+    walked.map_err(|h| h.into_inner(not_json))?;
     let end = reader.position_after();
     let at = |field: &str| format!("{path}.{field}");
     let role = match fields.role {
@@ -895,8 +885,7 @@ fn read_content(
         text: String::new(),
         text_units: 0,
     };
-    let mut failure = None;
-    let walked = reader.array(|i, r| {
+    let walked = reader.try_array(|i, r| {
         match read_block(r, at.index(i)) {
             Ok(KnownBlock::Text(t)) => {
                 let units = t.utf16_len();
@@ -909,22 +898,16 @@ fn read_content(
             Ok(KnownBlock::Image) => read.chars += ESTIMATED_IMAGE_CHARS,
             Ok(_) => {}
             Err(Error::InvalidInput { message, .. }) => {
-                failure = Some(Error::invalid(
+                return Err(Halt::Stopped(Error::invalid(
                     path,
                     format!("data did not match any variant of untagged enum Content ([{i}]: {message})"),
-                ));
+                )));
             }
-            Err(other) => failure = Some(other),
+            Err(other) => return Err(Halt::Stopped(other)),
         }
-        match failure {
-            Some(_) => Err(json_scan::ScanError { offset: 0, what: "stopped" }),
-            None => Ok(()),
-        }
+        Ok(())
     });
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    walked.map_err(not_json)?;
+    walked.map_err(|h| h.into_inner(not_json))?;
     Ok(read)
 }
 
@@ -947,18 +930,8 @@ fn read_assistant_content(
         blank: true,
         ..AssistantContent::default()
     };
-    let mut failure = None;
-    let walked = reader.array(|i, r| {
-        let block = match read_block(r, at.index(i)) {
-            Ok(b) => b,
-            Err(e) => {
-                failure = Some(e);
-                return Err(json_scan::ScanError {
-                    offset: 0,
-                    what: "stopped",
-                });
-            }
-        };
+    let walked = reader.try_array(|i, r| {
+        let block = read_block(r, at.index(i)).map_err(Halt::Stopped)?;
         match block {
             KnownBlock::Text(t) => {
                 c.chars += t.utf16_len();
@@ -1000,10 +973,7 @@ fn read_assistant_content(
         }
         Ok(())
     });
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    walked.map_err(not_json)?;
+    walked.map_err(|h| h.into_inner(not_json))?;
     Ok(c)
 }
 

@@ -8,7 +8,7 @@ use super::convert::json_text;
 use super::host::HostArray;
 use crate::error::Error;
 use crate::facts::MessageFacts;
-use crate::json_scan;
+use crate::json_scan::{self, Halt};
 use crate::role::Role;
 
 #[wasm_bindgen(inline_js = r#"
@@ -40,27 +40,15 @@ pub fn facts_of_range(
     let text: std::rc::Rc<str> = std::rc::Rc::from(text);
     let mut reader = json_scan::Reader::new(&text);
     let mut facts = Vec::with_capacity(to - from);
-    let mut failure = None;
-    let walked = reader.array(|k, r| {
-        if failure.is_none() {
-            match MessageFacts::read(r, &text, &array.path_of(from + k)) {
-                Ok(f) => facts.push(f),
-                Err(e) => failure = Some(e),
-            }
-        }
-        if failure.is_some() {
-            // stop walking: the first bad message is the error
-            return Err(json_scan::ScanError {
-                offset: 0,
-                what: "stopped",
-            });
-        }
+    let walked = reader.try_array(|k, r| {
+        // the first bad message is the error: it stops the walk
+        let f = MessageFacts::read(r, &text, &array.path_of(from + k)).map_err(Halt::Stopped)?;
+        facts.push(f);
         Ok(())
     });
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    walked.map_err(|e| Error::invalid(array.path(), format!("not JSON data ({e})")))?;
+    walked.map_err(|h| {
+        h.into_inner(|e| Error::invalid(array.path(), format!("not JSON data ({e})")))
+    })?;
     Ok(facts)
 }
 
