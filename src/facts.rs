@@ -268,7 +268,7 @@ fn read_message(
     let start = reader.position();
     let mut fields = Fields::default();
     let mut content: Option<ContentOf> = None;
-    let walked = reader.try_object(|key, r| {
+    let walked: std::result::Result<(), Halt<Error>> = reader.object(|key, r| {
         if key.raw() == "content" {
             if let Some(role) = fields.role.and_then(|s| s.as_str()) {
                 match read_content_of(
@@ -599,13 +599,14 @@ impl SummaryMarks {
         if details.kind != Kind::Object {
             return SummaryMarks::default();
         }
-        let read = details.reader().object(|key, r| {
-            let value = r.skip()?;
-            if let Some(k) = KEYS.iter().position(|k| key.decode() == *k) {
-                fields[k] = Some(value);
-            }
-            Ok(())
-        });
+        let read: std::result::Result<(), json_scan::ScanError> =
+            details.reader().object(|key, r| {
+                let value = r.skip()?;
+                if let Some(k) = KEYS.iter().position(|k| key.decode() == *k) {
+                    fields[k] = Some(value);
+                }
+                Ok(())
+            });
         if read.is_err() {
             return SummaryMarks::default();
         }
@@ -692,7 +693,7 @@ fn read_block<'a>(reader: &mut json_scan::Reader<'a>, at: Loc<'_>) -> Result<Kno
         "thoughtSignature",
     ];
     reader
-        .object(|key, r| {
+        .object(|key, r| -> std::result::Result<(), json_scan::ScanError> {
             let value = r.skip()?;
             if key.raw() == "type" {
                 kind = Some(value);
@@ -885,7 +886,7 @@ fn read_content(
         text: String::new(),
         text_units: 0,
     };
-    let walked = reader.try_array(|i, r| {
+    let walked: std::result::Result<(), Halt<Error>> = reader.array(|i, r| {
         match read_block(r, at.index(i)) {
             Ok(KnownBlock::Text(t)) => {
                 let units = t.utf16_len();
@@ -930,7 +931,7 @@ fn read_assistant_content(
         blank: true,
         ..AssistantContent::default()
     };
-    let walked = reader.try_array(|i, r| {
+    let walked: std::result::Result<(), Halt<Error>> = reader.array(|i, r| {
         let block = read_block(r, at.index(i)).map_err(Halt::Stopped)?;
         match block {
             KnownBlock::Text(t) => {

@@ -40,7 +40,7 @@ pub fn facts_of_range(
     let text: std::rc::Rc<str> = std::rc::Rc::from(text);
     let mut reader = json_scan::Reader::new(&text);
     let mut facts = Vec::with_capacity(to - from);
-    let walked = reader.try_array(|k, r| {
+    let walked: Result<(), Halt<Error>> = reader.array(|k, r| {
         // the first bad message is the error: it stops the walk
         let f = MessageFacts::read(r, &text, &array.path_of(from + k)).map_err(Halt::Stopped)?;
         facts.push(f);
