@@ -401,8 +401,14 @@ impl Error {
         }
     }
 
-    /// Whether retrying the same request can succeed. Only a few failures are transient;
-    /// none of this library's are.
+    /// The thrown `Error`'s `retriable`: whether making the same call again, unchanged,
+    /// can succeed. A host's retry loop reads this one property of whatever failed (a
+    /// provider's failure answers it through `classifyProviderError`), so every error of
+    /// this library carries it. It is false for every code: each call is a pure decision
+    /// over its input and the state it was given, so the same call fails the same way.
+    /// `ABORTED` is the run's own signal (the caller chose to stop); `DELEGATION_RUNNING`,
+    /// `READ_BUDGET_EXCEEDED` and the rest need a different call or a changed state, which
+    /// is not a retry.
     pub fn retriable(&self) -> bool {
         false
     }
@@ -558,6 +564,16 @@ mod tests {
             hard_limit: None,
         };
         assert_eq!(e.fields(), vec![("modelId", Field::Str("m".into()))]);
+    }
+
+    #[test]
+    fn no_error_is_retriable_and_the_declaration_says_so() {
+        for e in one_of_each() {
+            assert!(!e.retriable(), "{}", e.code());
+        }
+        assert!(TS_DECLARATION.contains(
+            "/** Whether retrying the same call can succeed (never, for this library's errors). */\n  retriable: boolean;"
+        ));
     }
 
     #[test]

@@ -19,7 +19,9 @@
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::json_scan::{self, JsonStr, Kind, Span};
+use crate::json_scan::{self, Halt, JsonStr, Kind, Span};
+use crate::role::Role;
+use crate::stop_reason::StopReason;
 
 /// Characters an image counts for (pi's `ESTIMATED_IMAGE_CHARS`, host-contract §2).
 pub const ESTIMATED_IMAGE_CHARS: usize = 4800;
@@ -66,66 +68,6 @@ impl std::fmt::Display for Loc<'_> {
     }
 }
 
-/// A message's role.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    User,
-    Assistant,
-    ToolResult,
-    CompactionSummary,
-    BranchSummary,
-    Custom,
-    BashExecution,
-    /// A role this library does not know (0 tokens, never a cut point).
-    Other,
-}
-
-impl Role {
-    fn parse(s: &str) -> Role {
-        match s {
-            "user" => Role::User,
-            "assistant" => Role::Assistant,
-            "toolResult" => Role::ToolResult,
-            "compactionSummary" => Role::CompactionSummary,
-            "branchSummary" => Role::BranchSummary,
-            "custom" => Role::Custom,
-            "bashExecution" => Role::BashExecution,
-            _ => Role::Other,
-        }
-    }
-}
-
-/// An assistant's `stopReason`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StopReason {
-    /// None recorded.
-    Missing,
-    Stop,
-    Length,
-    ToolUse,
-    Error,
-    Aborted,
-    Deferred,
-    Pending,
-    /// Any other text.
-    Other,
-}
-
-impl StopReason {
-    fn parse(s: &str) -> StopReason {
-        match s {
-            "stop" => StopReason::Stop,
-            "length" => StopReason::Length,
-            "toolUse" => StopReason::ToolUse,
-            "error" => StopReason::Error,
-            "aborted" => StopReason::Aborted,
-            "deferred" => StopReason::Deferred,
-            "pending" => StopReason::Pending,
-            _ => StopReason::Other,
-        }
-    }
-}
-
 /// A file operation of a `read` / `write` / `edit` tool call (pi's `extractFileOpsFromMessage`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileOpKind {
@@ -169,7 +111,8 @@ pub struct MessageFacts {
     pub tokens: u64,
     /// `calculateContextTokens(usage)` of an assistant that has a `usage` object.
     pub usage_tokens: Option<f64>,
-    pub stop_reason: StopReason,
+    /// An assistant's `stopReason`, when it has one.
+    pub stop_reason: Option<StopReason>,
     /// Ids of an assistant's tool calls, in order.
     pub tool_call_ids: Vec<Box<str>>,
     /// A tool result's `toolCallId`.
@@ -235,18 +178,9 @@ impl MessageFacts {
         self.text().parts
     }
 
-    /// The `role` string.
+    /// The `role` string (`(unknown)` for a role this library does not know).
     pub fn role_name(&self) -> &'static str {
-        match self.role {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-            Role::ToolResult => "toolResult",
-            Role::CompactionSummary => "compactionSummary",
-            Role::BranchSummary => "branchSummary",
-            Role::Custom => "custom",
-            Role::BashExecution => "bashExecution",
-            Role::Other => "(unknown)",
-        }
+        self.role.as_str().unwrap_or("(unknown)")
     }
 
     /// pi's "valid cut point": never a tool result, never an unknown role.
@@ -259,19 +193,14 @@ impl MessageFacts {
         matches!(self.role, Role::User | Role::BashExecution)
     }
 
-    /// An assistant whose `stopReason` is `error` or `aborted`: its usage is not trusted.
+    /// A failed assistant ([`StopReason::is_failed`]): its usage is not trusted.
     pub fn is_failed(&self) -> bool {
-        self.role == Role::Assistant
-            && matches!(self.stop_reason, StopReason::Error | StopReason::Aborted)
+        self.role == Role::Assistant && self.stop_reason.is_some_and(StopReason::is_failed)
     }
 
-    /// pi's `isContextMessage`: not an errored, aborted or deferred assistant.
+    /// pi's `isContextMessage`: not an assistant that [`StopReason::leaves_context`].
     pub fn is_context_message(&self) -> bool {
-        !(self.role == Role::Assistant
-            && matches!(
-                self.stop_reason,
-                StopReason::Error | StopReason::Aborted | StopReason::Deferred
-            ))
+        !(self.role == Role::Assistant && self.stop_reason.is_some_and(StopReason::leaves_context))
     }
 
     /// The provider usage pi trusts: a non-failed assistant whose usage total is > 0.
@@ -285,7 +214,7 @@ impl MessageFacts {
     /// ADR 0136: an assistant that called tools or stopped with `toolUse`.
     pub fn opens_active_turn(&self) -> bool {
         self.role == Role::Assistant
-            && (!self.tool_call_ids.is_empty() || self.stop_reason == StopReason::ToolUse)
+            && (!self.tool_call_ids.is_empty() || self.stop_reason == Some(StopReason::ToolUse))
     }
 
     /// Read one message from its JSON text; `path` names it in errors (`messages[3]`).
@@ -339,8 +268,7 @@ fn read_message(
     let start = reader.position();
     let mut fields = Fields::default();
     let mut content: Option<ContentOf> = None;
-    let mut failure: Option<Error> = None;
-    let walked = reader.object(|key, r| {
+    let walked: std::result::Result<(), Halt<Error>> = reader.object(|key, r| {
         if key.raw() == "content" {
             if let Some(role) = fields.role.and_then(|s| s.as_str()) {
                 match read_content_of(
@@ -353,13 +281,7 @@ fn read_message(
                         content = Some(c);
                         return Ok(());
                     }
-                    Err(e) => {
-                        failure = Some(e);
-                        return Err(json_scan::ScanError {
-                            offset: 0,
-                            what: "stopped",
-                        });
-                    }
+                    Err(e) => return Err(Halt::Stopped(e)),
                 }
             }
         }
@@ -367,10 +289,7 @@ fn read_message(
         fields.set(key.raw(), value);
         Ok(())
     });
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    walked.map_err(not_json)?;
+    walked.map_err(|h| h.into_inner(not_json))?;
     let end = reader.position_after();
     let at = |field: &str| format!("{path}.{field}");
     let role = match fields.role {
@@ -387,7 +306,7 @@ fn read_message(
         role,
         tokens: 0,
         usage_tokens: None,
-        stop_reason: StopReason::Missing,
+        stop_reason: None,
         tool_call_ids: Vec::new(),
         answers: None,
         empty_assistant: false,
@@ -680,13 +599,14 @@ impl SummaryMarks {
         if details.kind != Kind::Object {
             return SummaryMarks::default();
         }
-        let read = details.reader().object(|key, r| {
-            let value = r.skip()?;
-            if let Some(k) = KEYS.iter().position(|k| key.decode() == *k) {
-                fields[k] = Some(value);
-            }
-            Ok(())
-        });
+        let read: std::result::Result<(), json_scan::ScanError> =
+            details.reader().object(|key, r| {
+                let value = r.skip()?;
+                if let Some(k) = KEYS.iter().position(|k| key.decode() == *k) {
+                    fields[k] = Some(value);
+                }
+                Ok(())
+            });
         if read.is_err() {
             return SummaryMarks::default();
         }
@@ -773,7 +693,7 @@ fn read_block<'a>(reader: &mut json_scan::Reader<'a>, at: Loc<'_>) -> Result<Kno
         "thoughtSignature",
     ];
     reader
-        .object(|key, r| {
+        .object(|key, r| -> std::result::Result<(), json_scan::ScanError> {
             let value = r.skip()?;
             if key.raw() == "type" {
                 kind = Some(value);
@@ -966,8 +886,7 @@ fn read_content(
         text: String::new(),
         text_units: 0,
     };
-    let mut failure = None;
-    let walked = reader.array(|i, r| {
+    let walked: std::result::Result<(), Halt<Error>> = reader.array(|i, r| {
         match read_block(r, at.index(i)) {
             Ok(KnownBlock::Text(t)) => {
                 let units = t.utf16_len();
@@ -980,22 +899,16 @@ fn read_content(
             Ok(KnownBlock::Image) => read.chars += ESTIMATED_IMAGE_CHARS,
             Ok(_) => {}
             Err(Error::InvalidInput { message, .. }) => {
-                failure = Some(Error::invalid(
+                return Err(Halt::Stopped(Error::invalid(
                     path,
                     format!("data did not match any variant of untagged enum Content ([{i}]: {message})"),
-                ));
+                )));
             }
-            Err(other) => failure = Some(other),
+            Err(other) => return Err(Halt::Stopped(other)),
         }
-        match failure {
-            Some(_) => Err(json_scan::ScanError { offset: 0, what: "stopped" }),
-            None => Ok(()),
-        }
+        Ok(())
     });
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    walked.map_err(not_json)?;
+    walked.map_err(|h| h.into_inner(not_json))?;
     Ok(read)
 }
 
@@ -1018,18 +931,8 @@ fn read_assistant_content(
         blank: true,
         ..AssistantContent::default()
     };
-    let mut failure = None;
-    let walked = reader.array(|i, r| {
-        let block = match read_block(r, at.index(i)) {
-            Ok(b) => b,
-            Err(e) => {
-                failure = Some(e);
-                return Err(json_scan::ScanError {
-                    offset: 0,
-                    what: "stopped",
-                });
-            }
-        };
+    let walked: std::result::Result<(), Halt<Error>> = reader.array(|i, r| {
+        let block = read_block(r, at.index(i)).map_err(Halt::Stopped)?;
         match block {
             KnownBlock::Text(t) => {
                 c.chars += t.utf16_len();
@@ -1071,10 +974,7 @@ fn read_assistant_content(
         }
         Ok(())
     });
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    walked.map_err(not_json)?;
+    walked.map_err(|h| h.into_inner(not_json))?;
     Ok(c)
 }
 
@@ -1089,7 +989,7 @@ fn read_assistant(
         fields.optional_string(name)?;
     }
     if let Some(stop) = fields.optional_string("stopReason")? {
-        facts.stop_reason = StopReason::parse(&stop.decode());
+        facts.stop_reason = Some(StopReason::parse(&stop.decode()));
     }
     if let Some(u) = fields.f.usage {
         facts.usage_tokens = Some(read_usage(u, &fields.at("usage"))?);

@@ -12,7 +12,8 @@ use crate::compaction::turn::boundary_tokens;
 use crate::error::{Error, Result};
 use crate::message::{Extra, Usage};
 use crate::overflow;
-use crate::transcript::normalize_tool_name;
+use crate::stop_reason::StopReason;
+use crate::transcript::{fold_name, normalize_tool_name};
 
 // ---------------------------------------------------------------- clause 6
 
@@ -176,6 +177,20 @@ pub struct ProviderError {
 }
 
 impl ProviderError {
+    /// The HTTP status: `status`, or `statusCode` (some SDKs' name) when `status` is
+    /// absent; a non-finite number is no status.
+    pub fn http_status(&self) -> Option<i64> {
+        self.status
+            .or(self.status_code)
+            .filter(|s| s.is_finite())
+            .map(|s| s as i64)
+    }
+
+    /// Its `stopReason`, read.
+    pub fn stop(&self) -> Option<StopReason> {
+        self.stop_reason.as_deref().map(StopReason::parse)
+    }
+
     /// The provider's text: `errorMessage` of a pi message, else `message`.
     pub fn text(&self) -> &str {
         self.error_message
@@ -230,7 +245,7 @@ pub fn is_overflow_message(message: &str) -> bool {
 /// - neither (an `Error` with only a message): pi-ai's text rule on the message.
 pub fn is_provider_overflow(e: &ProviderError, context_window: Option<f64>) -> bool {
     let text = e.text();
-    let by_status = match finite_status(e) {
+    let by_status = match e.http_status() {
         Some(413) => true,
         Some(400) | Some(422) => {
             (is_overflow_message(text) || overflow::is_overflow_text(text))
@@ -240,7 +255,7 @@ pub fn is_provider_overflow(e: &ProviderError, context_window: Option<f64>) -> b
         None => e.stop_reason.is_none() && overflow::is_overflow_text(text),
     };
     by_status
-        || e.stop_reason.as_deref().is_some_and(|stop| {
+        || e.stop().is_some_and(|stop| {
             let usage = e.usage.as_ref().map(|u| overflow::OverflowUsage {
                 input: u.input,
                 output: u.output,
@@ -253,13 +268,6 @@ pub fn is_provider_overflow(e: &ProviderError, context_window: Option<f64>) -> b
                 context_window,
             )
         })
-}
-
-fn finite_status(e: &ProviderError) -> Option<i64> {
-    e.status
-        .or(e.status_code)
-        .filter(|s| s.is_finite())
-        .map(|s| s as i64)
 }
 
 /// How the host should treat a provider error ([`is_provider_overflow`]; `context_window`
@@ -275,12 +283,12 @@ pub fn classify_provider_error(
             context_too_large: true,
         };
     }
-    let status = finite_status(e);
-    let retriable = match (status, e.stop_reason.as_deref()) {
+    let status = e.http_status();
+    let retriable = match (status, e.stop()) {
         (Some(s), _) => matches!(s, 408 | 409 | 425 | 429) || (500..600).contains(&s),
         // pi's failed message: pi-ai's `isRetryableAssistantError`
         (None, Some(stop)) => {
-            stop == "error"
+            stop == StopReason::Error
                 && e.error_message.as_deref().is_some_and(|m| !m.is_empty())
                 && overflow::is_retryable_text(e.text())
         }
@@ -336,15 +344,9 @@ pub const SUBAGENT_INHERIT_DENY_TOOLS: [&str; 9] = [
 /// folding case and separators, so `Task`, `TASK`, `task_wait`, `TaskWait`,
 /// `newContext`, `new-context` and `toolsearch` all match.
 pub fn is_denied_tool(name: &str) -> bool {
-    let fold = |n: &str| -> String {
-        normalize_tool_name(n)
-            .chars()
-            .filter(|c| !matches!(c, '_' | '-' | ' ' | '.'))
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
-    let n = fold(name);
-    SUBAGENT_INHERIT_DENY_TOOLS.iter().any(|d| fold(d) == n)
+    let key = |n: &str| fold_name(&normalize_tool_name(n));
+    let n = key(name);
+    SUBAGENT_INHERIT_DENY_TOOLS.iter().any(|d| key(d) == n)
 }
 
 /// The result of [`filter_inherited_tools`].
@@ -528,6 +530,22 @@ mod tests {
         assert!(!classify_provider_error(&stop, None).context_too_large);
         assert!(classify_provider_error(&stop, Some(8192.0)).context_too_large);
         assert!(!classify_provider_error(&stop, Some(16_384.0)).context_too_large);
+    }
+
+    #[test]
+    fn status_code_is_read_when_status_is_absent() {
+        let e = |status: Option<f64>, status_code: Option<f64>| ProviderError {
+            status,
+            status_code,
+            message: Some("boom".into()),
+            ..Default::default()
+        };
+        assert_eq!(e(None, Some(413.0)).http_status(), Some(413));
+        assert_eq!(e(Some(500.0), Some(413.0)).http_status(), Some(500));
+        assert_eq!(e(None, Some(f64::NAN)).http_status(), None);
+        assert!(classify_provider_error(&e(None, Some(413.0)), None).context_too_large);
+        assert!(classify_provider_error(&e(None, Some(503.0)), None).retriable);
+        assert!(!classify_provider_error(&e(Some(400.0), Some(413.0)), None).context_too_large);
     }
 
     #[test]

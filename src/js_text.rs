@@ -8,12 +8,13 @@
 //!   numbers printed as ECMAScript `Number.prototype.toString` does;
 //! - [`js_number_to_string`]: that number formatting itself.
 //!
-//! Lone surrogates: a JavaScript string with an unpaired surrogate (`"\ud800"`) reaches
-//! Rust with that unit replaced by U+FFFD (one code unit), so text lengths stay exact,
-//! but inside tool-call arguments `JSON.stringify` would print it as a 6-character
-//! escape where we count 1: the estimate is then 5 characters short per lone surrogate.
-//! Such strings also come back from the library with U+FFFD in place of the surrogate.
-//! This is the documented, accepted difference (it needs malformed UTF-16 to occur).
+//! Lone surrogates: a host message's lengths are counted by [`crate::facts`] on the
+//! JSON text `JSON.stringify` wrote, where an unpaired surrogate is the escape
+//! `\udXXX`: one unit in text, six inside tool-call arguments, exactly as JavaScript
+//! counts them. A value decoded into Rust (serde_json refuses the escape) has the
+//! surrogate replaced by U+FFFD ([`replace_lone_surrogates`]): the functions here then
+//! count that one unit, and a text the library writes from such a value (a summary
+//! request's text) shows U+FFFD. Host messages come back as the host's own objects.
 
 use serde_json::Value;
 

@@ -349,13 +349,15 @@ impl<'a> Reader<'a> {
     }
 
     /// Walk an object: `each(key, reader)` is called with the reader at the entry's value,
-    /// which it must consume (with [`Reader::skip`], or by descending into it).
-    pub fn object(
+    /// which it must consume (with [`Reader::skip`], or by descending into it). `each` may
+    /// stop the walk with a value of its own (`E` is [`ScanError`], or [`Halt`] to tell
+    /// the caller's value apart from text that is not JSON).
+    pub fn object<E: From<ScanError>>(
         &mut self,
-        mut each: impl FnMut(JsonStr<'a>, &mut Reader<'a>) -> Result<()>,
-    ) -> Result<()> {
+        mut each: impl FnMut(JsonStr<'a>, &mut Reader<'a>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
         if self.peek()? != Kind::Object {
-            return err(self.i, "expected an object");
+            return err(self.i, "expected an object").map_err(E::from);
         }
         self.i += 1;
         self.skip_ws();
@@ -367,7 +369,7 @@ impl<'a> Reader<'a> {
             let key = self.string()?;
             self.skip_ws();
             if self.bytes().get(self.i) != Some(&b':') {
-                return err(self.i, "expected ':'");
+                return err(self.i, "expected ':'").map_err(E::from);
             }
             self.i += 1;
             each(key, self)?;
@@ -378,19 +380,19 @@ impl<'a> Reader<'a> {
                     self.i += 1;
                     return Ok(());
                 }
-                _ => return err(self.i, "expected ',' or '}'"),
+                _ => return err(self.i, "expected ',' or '}'").map_err(E::from),
             }
         }
     }
 
     /// Walk an array: `each(index, reader)` is called with the reader at each element,
-    /// which it must consume.
-    pub fn array(
+    /// which it must consume; it may stop the walk as [`Reader::object`]'s `each` does.
+    pub fn array<E: From<ScanError>>(
         &mut self,
-        mut each: impl FnMut(usize, &mut Reader<'a>) -> Result<()>,
-    ) -> Result<()> {
+        mut each: impl FnMut(usize, &mut Reader<'a>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
         if self.peek()? != Kind::Array {
-            return err(self.i, "expected an array");
+            return err(self.i, "expected an array").map_err(E::from);
         }
         self.i += 1;
         self.skip_ws();
@@ -409,8 +411,33 @@ impl<'a> Reader<'a> {
                     self.i += 1;
                     return Ok(());
                 }
-                _ => return err(self.i, "expected ',' or ']'"),
+                _ => return err(self.i, "expected ',' or ']'").map_err(E::from),
             }
+        }
+    }
+}
+
+/// Why a walk ([`Reader::object`], [`Reader::array`]) ended early.
+#[derive(Debug, PartialEq)]
+pub enum Halt<E> {
+    /// The text is not JSON.
+    NotJson(ScanError),
+    /// The caller's `each` stopped the walk (a bad value it found).
+    Stopped(E),
+}
+
+impl<E> From<ScanError> for Halt<E> {
+    fn from(e: ScanError) -> Self {
+        Halt::NotJson(e)
+    }
+}
+
+impl<E> Halt<E> {
+    /// The caller's value, or `not_json` of the scan error.
+    pub fn into_inner(self, not_json: impl FnOnce(ScanError) -> E) -> E {
+        match self {
+            Halt::NotJson(e) => not_json(e),
+            Halt::Stopped(e) => e,
         }
     }
 }
@@ -556,6 +583,28 @@ impl<'a> JsonStr<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_walk_stops_at_the_caller_s_value_or_at_text_that_is_not_json() {
+        let walk = |text: &str| {
+            let mut seen = Vec::new();
+            let r = Reader::new(text).array(|i, r| {
+                let v = r.skip()?;
+                if v.kind != Kind::Number {
+                    return Err(Halt::Stopped(i));
+                }
+                seen.push(i);
+                Ok(())
+            });
+            (r, seen)
+        };
+        assert_eq!(walk("[1, 2, 3]"), (Ok(()), vec![0, 1, 2]));
+        // the caller's value, at the first bad element: nothing after it is read
+        assert_eq!(walk("[1, \"x\", 3, {"), (Err(Halt::Stopped(1)), vec![0]));
+        let (r, seen) = walk("[1, 2 3]");
+        let not_json = r.map_err(|h| h.into_inner(|e| e.offset + 100));
+        assert_eq!((not_json, seen), (Err(106), vec![0, 1]));
+    }
 
     fn keys(text: &str) -> Vec<String> {
         let mut out = Vec::new();

@@ -12,8 +12,10 @@
 //! | seed clause | rule | file |
 //! |---|---|---|
 //! | host-contract §1 | messages the host hands us (typed, for the messages we write) | [`message`] |
+//! | host-contract §1 | a message's `role` | [`role`] |
+//! | host-contract §1 | an assistant's `stopReason`; what a failed assistant is | [`stop_reason`] |
 //! | host-contract §1–2 | what the decisions need of a host message, read once from its JSON text | [`facts`], [`json_scan`] |
-//! | host-contract §3 | how pi writes a message for a summary request (`convertToLlm` wrappers, tool results cut to 2,000 characters) | [`llm_text`] |
+//! | host-contract §3 | how pi writes a message for a summary request: its constants (`convertToLlm` wrappers, the 2,000-character tool-result cut) and the cut | [`llm_text`]; each message's parts are written by [`facts`] as it reads the message |
 //! | host-contract §2 | JavaScript string lengths, `JSON.stringify` sizes and numbers | [`js_text`] |
 //! | host-contract §2 | `estimateTokens`, `estimateContextTokens` (the usage anchor, once), the request overhead | [`tokens`] |
 //! | ADR 0299 §1–2 | the budget of the model a delegate runs on | [`budget`] |
@@ -55,6 +57,8 @@ pub mod message;
 pub mod order;
 pub mod overflow;
 pub mod parent;
+pub mod role;
+pub mod stop_reason;
 pub mod tokens;
 pub mod transcript;
 pub mod wasm;

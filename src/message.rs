@@ -12,6 +12,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
+use crate::role::Role;
+use crate::stop_reason::StopReason;
 
 /// The TypeScript declaration of these types (the binding puts it in the `.d.ts`): pi's own shapes (pi-ai 0.85.1's messages and
 /// blocks, pi-agent-core's harness messages; host-contract §1), field for field, so that what
@@ -231,7 +233,7 @@ pub struct AssistantMessage {
     pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
-    /// `pending | stop | length | toolUse | error | aborted | deferred`
+    /// The text as given (a text pi does not write survives); read it with [`Self::stop`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -251,9 +253,14 @@ impl AssistantMessage {
         })
     }
 
-    /// `stopReason` is `error` or `aborted`: a failed response whose usage is not trusted.
+    /// Its `stopReason`, read.
+    pub fn stop(&self) -> Option<StopReason> {
+        self.stop_reason.as_deref().map(StopReason::parse)
+    }
+
+    /// A failed response ([`StopReason::is_failed`]) whose usage is not trusted.
     pub fn is_failed(&self) -> bool {
-        matches!(self.stop_reason.as_deref(), Some("error") | Some("aborted"))
+        self.stop().is_some_and(StopReason::is_failed)
     }
 }
 
@@ -363,17 +370,26 @@ impl AgentMessage {
         })
     }
 
-    /// The `role` string.
-    pub fn role(&self) -> &str {
+    /// Its role.
+    pub fn kind(&self) -> Role {
         match self {
-            AgentMessage::User(_) => "user",
-            AgentMessage::Assistant(_) => "assistant",
-            AgentMessage::ToolResult(_) => "toolResult",
-            AgentMessage::CompactionSummary(_) => "compactionSummary",
-            AgentMessage::BranchSummary(_) => "branchSummary",
-            AgentMessage::Custom(_) => "custom",
-            AgentMessage::BashExecution(_) => "bashExecution",
-            AgentMessage::Other(m) => m.get("role").and_then(Value::as_str).unwrap_or(""),
+            AgentMessage::User(_) => Role::User,
+            AgentMessage::Assistant(_) => Role::Assistant,
+            AgentMessage::ToolResult(_) => Role::ToolResult,
+            AgentMessage::CompactionSummary(_) => Role::CompactionSummary,
+            AgentMessage::BranchSummary(_) => Role::BranchSummary,
+            AgentMessage::Custom(_) => Role::Custom,
+            AgentMessage::BashExecution(_) => Role::BashExecution,
+            AgentMessage::Other(_) => Role::Other,
+        }
+    }
+
+    /// The `role` string (a role this library does not know, as given).
+    pub fn role(&self) -> &str {
+        match (self.kind().as_str(), self) {
+            (Some(name), _) => name,
+            (None, AgentMessage::Other(m)) => m.get("role").and_then(Value::as_str).unwrap_or(""),
+            (None, _) => "",
         }
     }
 
@@ -436,15 +452,15 @@ impl AgentMessage {
                 Ok(AgentMessage::$variant(decode_at(Value::Object(map), path)?))
             }};
         }
-        match role.as_str() {
-            "user" => known!(User),
-            "assistant" => known!(Assistant),
-            "toolResult" => known!(ToolResult),
-            "compactionSummary" => known!(CompactionSummary),
-            "branchSummary" => known!(BranchSummary),
-            "custom" => known!(Custom),
-            "bashExecution" => known!(BashExecution),
-            _ => Ok(AgentMessage::Other(map)),
+        match Role::parse(&role) {
+            Role::User => known!(User),
+            Role::Assistant => known!(Assistant),
+            Role::ToolResult => known!(ToolResult),
+            Role::CompactionSummary => known!(CompactionSummary),
+            Role::BranchSummary => known!(BranchSummary),
+            Role::Custom => known!(Custom),
+            Role::BashExecution => known!(BashExecution),
+            Role::Other => Ok(AgentMessage::Other(map)),
         }
     }
 

@@ -12,6 +12,8 @@
 
 use std::sync::OnceLock;
 
+use crate::stop_reason::StopReason;
+
 /// pi-ai 0.85.1's `OVERFLOW_PATTERNS` (all case-insensitive), with the provider each
 /// pattern is for.
 pub const OVERFLOW_PATTERNS: [(&str, &str); 25] = [
@@ -184,12 +186,12 @@ pub struct OverflowUsage {
 /// Rules 2 and 3 apply only with a non-zero `contextWindow`. A missing usage number makes
 /// its sum NaN, which compares false, as in JavaScript.
 pub fn is_context_overflow(
-    stop_reason: Option<&str>,
+    stop_reason: Option<StopReason>,
     error_message: Option<&str>,
     usage: Option<&OverflowUsage>,
     context_window: Option<f64>,
 ) -> bool {
-    if stop_reason == Some("error") {
+    if stop_reason == Some(StopReason::Error) {
         if let Some(m) = error_message.filter(|m| !m.is_empty()) {
             if is_overflow_text(m) {
                 return true;
@@ -203,8 +205,8 @@ pub fn is_context_overflow(
     let Some(usage) = usage else { return false };
     let input = usage.input.unwrap_or(f64::NAN) + usage.cache_read.unwrap_or(f64::NAN);
     match stop_reason {
-        Some("stop") => input > window,
-        Some("length") => usage.output == Some(0.0) && input >= window * 0.99,
+        Some(StopReason::Stop) => input > window,
+        Some(StopReason::Length) => usage.output == Some(0.0) && input >= window * 0.99,
         _ => false,
     }
 }
@@ -540,7 +542,7 @@ mod tests {
             cache_read: Some(cache_read),
         };
         let o = |stop: &str, usage: OverflowUsage, w: Option<f64>| {
-            is_context_overflow(Some(stop), None, Some(&usage), w)
+            is_context_overflow(Some(StopReason::parse(stop)), None, Some(&usage), w)
         };
         assert!(o("stop", u(8000.0, 10.0, 300.0), Some(8192.0)));
         assert!(!o("stop", u(8000.0, 10.0, 192.0), Some(8192.0)));
@@ -557,18 +559,23 @@ mod tests {
         };
         assert!(!o("stop", missing, Some(8192.0)));
         assert!(is_context_overflow(
-            Some("error"),
+            Some(StopReason::Error),
             Some("prompt is too long"),
             None,
             None
         ));
         assert!(!is_context_overflow(
-            Some("aborted"),
+            Some(StopReason::Aborted),
             Some("prompt is too long"),
             None,
             None
         ));
-        assert!(!is_context_overflow(Some("error"), Some(""), None, None));
+        assert!(!is_context_overflow(
+            Some(StopReason::Error),
+            Some(""),
+            None,
+            None
+        ));
     }
 
     #[test]

@@ -87,6 +87,16 @@ where
     Ok(Anchor::Missing { trailing })
 }
 
+/// First index whose provider usage can describe the current context, given the last
+/// `compactionSummary` (its index and facts): after it and the messages the rewrite kept
+/// from before it, whose usage is stale (pi #1860); 0 when there is none.
+pub fn fresh_usage_start(last_summary: Option<(usize, &MessageFacts)>) -> usize {
+    last_summary.map_or(0, |(k, f)| {
+        let retained = f.summary.as_ref().map_or(0, |s| s.retained_messages);
+        k.saturating_add(1).saturating_add(retained)
+    })
+}
+
 /// pi's `estimateContextTokens(messages)` over facts read newest first through `get`.
 pub fn estimate_context_tokens_newest_first<F, E>(
     len: usize,
@@ -143,6 +153,21 @@ pub fn request_overhead_tokens(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn fresh_usage_starts_after_the_summary_and_what_it_retained() {
+        let summary = |details: serde_json::Value| {
+            let m = json!({"role": "compactionSummary", "summary": "s", "tokensBefore": 9,
+                "details": details, "timestamp": 1});
+            MessageFacts::from_json(&m.to_string(), "m").unwrap()
+        };
+        assert_eq!(fresh_usage_start(None), 0);
+        let pi_s = summary(json!({"readFiles": [], "modifiedFiles": []}));
+        assert_eq!(fresh_usage_start(Some((1, &pi_s))), 2);
+        let ours = summary(json!({"readFiles": [], "modifiedFiles": [], "retainedMessages": 3}));
+        assert_eq!(fresh_usage_start(Some((1, &ours))), 5);
+        assert_eq!(fresh_usage_start(Some((usize::MAX, &ours))), usize::MAX);
+    }
 
     fn msg(v: serde_json::Value) -> AgentMessage {
         AgentMessage::from_value(v, "m").unwrap()

@@ -14,6 +14,7 @@ use delegate_context::compaction::turn::{DelegateTurnOptions, SummaryAnswer};
 use delegate_context::compaction::{complete_delegate_turn, prepare_delegate_turn};
 use delegate_context::compaction::{DelegateContext, Item, Next, Reply, Turn};
 use delegate_context::message::AgentMessage;
+use delegate_context::stop_reason::StopReason;
 use delegate_context::tokens::estimate_context_tokens;
 use proptest::prelude::*;
 use proptest::test_runner::{FileFailurePersistence, TestRunner};
@@ -148,12 +149,12 @@ fn reply(a: &Answer) -> Reply {
         Answer::Empty => Reply::Text("  ".into()),
         Answer::Error => Reply::Message {
             text: String::new(),
-            stop_reason: Some("error".into()),
+            stop_reason: Some(StopReason::Error),
             error_message: Some("overloaded".into()),
         },
         Answer::Aborted => Reply::Message {
             text: String::new(),
-            stop_reason: Some("aborted".into()),
+            stop_reason: Some(StopReason::Aborted),
             error_message: None,
         },
         Answer::Rejected => Reply::Rejected("503".into()),

@@ -13,10 +13,12 @@
 //!   decodes to the same text.
 
 use arbitrary::{Arbitrary, Result, Unstructured};
-use delegate_context::facts::{FileOpKind, MessageFacts, Role, StopReason, SummaryMarks};
+use delegate_context::facts::{FileOpKind, MessageFacts, SummaryMarks};
 use delegate_context::js_text::{parse_json, replace_lone_surrogates};
 use delegate_context::json_scan;
 use delegate_context::message::AgentMessage;
+use delegate_context::role::Role;
+use delegate_context::stop_reason::StopReason;
 
 use super::js::{obj, write_str, write_str_escaped, JVal, JsNum, JsStr};
 
@@ -292,9 +294,9 @@ impl Stop {
             Stop::Other(s) => return Some(prefixed("x", s)),
         }))
     }
-    fn expected(&self) -> StopReason {
-        match self {
-            Stop::Absent => StopReason::Missing,
+    fn expected(&self) -> Option<StopReason> {
+        Some(match self {
+            Stop::Absent => return None,
             Stop::Stop => StopReason::Stop,
             Stop::Length => StopReason::Length,
             Stop::ToolUse => StopReason::ToolUse,
@@ -303,7 +305,7 @@ impl Stop {
             Stop::Deferred => StopReason::Deferred,
             Stop::Pending => StopReason::Pending,
             Stop::Other(_) => StopReason::Other,
-        }
+        })
     }
 }
 
@@ -651,7 +653,7 @@ impl Case {
             role: Role::Other,
             chars: 0,
             usage: None,
-            stop: StopReason::Missing,
+            stop: None,
             ids: Vec::new(),
             answers: None,
             empty: false,
@@ -817,7 +819,7 @@ struct Expected {
     role: Role,
     chars: usize,
     usage: Option<f64>,
-    stop: StopReason,
+    stop: Option<StopReason>,
     ids: Vec<String>,
     answers: Option<String>,
     empty: bool,

@@ -2,8 +2,9 @@
 //! each assistant's tool calls (distinct ids) are answered by the tool results that
 //! directly follow it, one each, and no tool result appears anywhere else.
 
-use delegate_context::facts::{MessageFacts, Role};
+use delegate_context::facts::MessageFacts;
 use delegate_context::message::AgentMessage;
+use delegate_context::role::Role;
 
 /// Over typed messages.
 pub fn valid_messages(ms: &[AgentMessage]) -> Result<(), String> {

@@ -33,9 +33,11 @@ use delegate_context::compaction::turn::{
     TurnOutcomeKind,
 };
 use delegate_context::compaction::{prepare_delegate_turn, Next, Reply, Turn};
-use delegate_context::facts::{MessageFacts, Role};
+use delegate_context::facts::MessageFacts;
 use delegate_context::js_text::json_stringify;
 use delegate_context::message::AgentMessage;
+use delegate_context::role::Role;
+use delegate_context::stop_reason::StopReason;
 use delegate_context::Error;
 
 use super::js::{obj, JVal, JsNum, JsStr};
@@ -517,17 +519,17 @@ fn reply_of(r: &ReplyM, budget: &ContextBudget) -> Reply {
         ReplyM::Blank => Reply::Text(" \n\t".into()),
         ReplyM::Stop(n) => Reply::Message {
             text: format!("summary {}", "s".repeat(n.0)),
-            stop_reason: Some("stop".into()),
+            stop_reason: Some(StopReason::Stop),
             error_message: None,
         },
         ReplyM::Error(m) => Reply::Message {
             text: "partial".into(),
-            stop_reason: Some("error".into()),
+            stop_reason: Some(StopReason::Error),
             error_message: m.as_ref().map(JsStr::lossy),
         },
         ReplyM::Aborted => Reply::Message {
             text: String::new(),
-            stop_reason: Some("aborted".into()),
+            stop_reason: Some(StopReason::Aborted),
             error_message: None,
         },
         ReplyM::Rejected => Reply::Rejected("provider error 500".into()),

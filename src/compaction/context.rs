@@ -10,9 +10,10 @@
 //! one-shot calls are one code path.
 
 use crate::error::Result;
-use crate::facts::{MessageFacts, Role};
+use crate::facts::MessageFacts;
 use crate::message::AgentMessage;
-use crate::tokens::{usage_anchor, Anchor, ContextTokenEstimate};
+use crate::role::Role;
+use crate::tokens::{self, usage_anchor, Anchor, ContextTokenEstimate};
 
 /// One part of a rewritten context: a run of the context's messages before the rewrite,
 /// or one new message. A run is a range, so an unchanged context is one part whatever its
@@ -205,16 +206,10 @@ impl DelegateContext {
     /// First index whose provider usage can describe the current context: after the
     /// messages the last rewrite kept from before it (their usage is stale, pi #1860).
     pub fn fresh_usage_start(&self) -> usize {
-        match self.last_summary {
-            Some(k) => {
-                let retained = self.facts[k]
-                    .summary
-                    .as_ref()
-                    .map_or(0, |s| s.retained_messages);
-                k.saturating_add(1).saturating_add(retained)
-            }
-            None => 0,
-        }
+        tokens::fresh_usage_start(
+            self.last_summary
+                .and_then(|k| Some((k, self.facts.get(k)?))),
+        )
     }
 
     /// pi's `estimateContextTokens` over `0..end`, anchored on a trusted usage at or

@@ -10,7 +10,8 @@ use serde::Serialize;
 use tsify::Tsify;
 
 use super::context::DelegateContext;
-use crate::facts::{MessageFacts, Role};
+use crate::facts::MessageFacts;
+use crate::role::Role;
 
 /// pi's `findCutPoint` result, field for field. Indices are positions in the message
 /// array given (not relative to `startIndex`).

@@ -26,8 +26,9 @@ use super::turn::{
 };
 use crate::budget::ContextBudget;
 use crate::error::{Error, Result};
-use crate::facts::{MessageFacts, Role, SummaryMarks};
+use crate::facts::{MessageFacts, SummaryMarks};
 use crate::js_text::{utf16_len, utf16_prefix};
+use crate::role::Role;
 
 /// Files named in a degrade note, at most.
 pub const NOTE_MAX_FILES: usize = 20;

@@ -18,8 +18,9 @@ use tsify::Tsify;
 
 use super::context::DelegateContext;
 use super::cut::{cut_result, find_cut_point, CutPoint};
-use crate::facts::{FileOpKind, MessageFacts, Role};
+use crate::facts::{FileOpKind, MessageFacts};
 use crate::message::Extra;
+use crate::role::Role;
 use crate::tokens::{usage_anchor, Anchor};
 
 /// pi's `DEFAULT_COMPACTION_SETTINGS.reserveTokens`.

@@ -31,6 +31,7 @@ use super::turn::{
 use crate::budget::ContextBudget;
 use crate::error::{Error, Result};
 use crate::message::AgentMessage;
+use crate::stop_reason::StopReason;
 
 /// Everything a host's summarizer can answer.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,7 +42,7 @@ pub enum Reply {
     /// newlines, its `stopReason` and `errorMessage`.
     Message {
         text: String,
-        stop_reason: Option<String>,
+        stop_reason: Option<StopReason>,
         error_message: Option<String>,
     },
     /// The summarizer threw or its promise rejected (an `AbortError` of its own included).
@@ -52,35 +53,53 @@ pub enum Reply {
     RunAborted,
 }
 
+/// Why a reply gave no summary text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum NoSummary {
+    /// Blank text (named by the request's kind, see [`missing`]).
+    Missing,
+    /// The request failed, with the reason the degraded turn reports.
+    Failed(String),
+    /// The run's signal fired: the run aborts, it does not degrade.
+    RunAborted,
+}
+
 impl Reply {
-    /// The summary text, or why there is none (`Err(None)`: the run was aborted).
-    fn into_summary(self) -> std::result::Result<String, Option<String>> {
+    /// The summary text, or why there is none.
+    fn into_summary(self) -> std::result::Result<String, NoSummary> {
         let text = match self {
             Reply::Text(t) => t,
             Reply::Message {
                 text,
                 stop_reason,
                 error_message,
-            } => match stop_reason.as_deref() {
-                Some(stop @ ("error" | "aborted")) => {
-                    return Err(Some(
+            } => match stop_reason {
+                Some(stop) if stop.is_failed() => {
+                    return Err(NoSummary::Failed(
                         error_message
                             .filter(|m| !m.trim().is_empty())
-                            .unwrap_or_else(|| format!("the summary request ended with {stop}")),
+                            .unwrap_or_else(|| {
+                                format!(
+                                    "the summary request ended with {}",
+                                    stop.as_str().unwrap_or_default()
+                                )
+                            }),
                     ))
                 }
                 _ => text,
             },
-            Reply::Rejected(message) => return Err(Some(message)),
+            // a rejection without a reason reads as no summary (`throw new Error("")`)
+            Reply::Rejected(message) if message.is_empty() => return Err(NoSummary::Missing),
+            Reply::Rejected(message) => return Err(NoSummary::Failed(message)),
             Reply::Unreadable => {
-                return Err(Some(
+                return Err(NoSummary::Failed(
                     "summarize resolved with neither text nor an assistant message".into(),
                 ))
             }
-            Reply::RunAborted => return Err(None),
+            Reply::RunAborted => return Err(NoSummary::RunAborted),
         };
         if text.trim().is_empty() {
-            Err(Some(String::new())) // named by the request's kind (see `missing`)
+            Err(NoSummary::Missing)
         } else {
             Ok(text)
         }
@@ -163,9 +182,9 @@ impl Turn {
             .map(|r| r.kind);
         match reply.into_summary() {
             Ok(text) => self.texts.push(text),
-            Err(Some(why)) if why.is_empty() => self.failure = Some(missing(kind)),
-            Err(Some(why)) => self.failure = Some(why),
-            Err(None) => self.aborted = true,
+            Err(NoSummary::Missing) => self.failure = Some(missing(kind)),
+            Err(NoSummary::Failed(why)) => self.failure = Some(why),
+            Err(NoSummary::RunAborted) => self.aborted = true,
         }
     }
 
@@ -310,5 +329,53 @@ pub fn complete_turn(
         Next::Summarize(_) => Err(Error::InvalidState {
             message: "a summary answer is missing".into(),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_reply_gives_its_summary_or_why_not() {
+        let message = |text: &str, stop: Option<StopReason>, error: Option<&str>| Reply::Message {
+            text: text.into(),
+            stop_reason: stop,
+            error_message: error.map(Into::into),
+        };
+        let failed = |why: &str| Err(NoSummary::Failed(why.into()));
+        let cases = [
+            (Reply::Text("## Goal".into()), Ok("## Goal".to_string())),
+            (Reply::Text(" \n\t".into()), Err(NoSummary::Missing)),
+            (message("s", Some(StopReason::Stop), None), Ok("s".into())),
+            (message("s", None, Some("x")), Ok("s".into())),
+            (message("s", Some(StopReason::Other), None), Ok("s".into())),
+            (
+                message("", Some(StopReason::Stop), None),
+                Err(NoSummary::Missing),
+            ),
+            (
+                message("s", Some(StopReason::Error), Some("overloaded")),
+                failed("overloaded"),
+            ),
+            (
+                message("s", Some(StopReason::Error), Some("  ")),
+                failed("the summary request ended with error"),
+            ),
+            (
+                message("s", Some(StopReason::Aborted), None),
+                failed("the summary request ended with aborted"),
+            ),
+            (Reply::Rejected("503".into()), failed("503")),
+            (Reply::Rejected(String::new()), Err(NoSummary::Missing)),
+            (
+                Reply::Unreadable,
+                failed("summarize resolved with neither text nor an assistant message"),
+            ),
+            (Reply::RunAborted, Err(NoSummary::RunAborted)),
+        ];
+        for (reply, want) in cases {
+            assert_eq!(reply.clone().into_summary(), want, "{reply:?}");
+        }
     }
 }

@@ -30,9 +30,10 @@ use super::summary::{
 };
 use crate::budget::ContextBudget;
 use crate::error::{Error, Result};
-use crate::facts::{MessageFacts, Role, SummaryMarks};
+use crate::facts::{MessageFacts, SummaryMarks};
 use crate::message::{AgentMessage, CompactionSummaryMessage, Extra};
-use crate::tokens::{tokens_from_f64, usage_anchor, Anchor};
+use crate::role::Role;
+use crate::tokens::{fresh_usage_start, tokens_from_f64, usage_anchor, Anchor};
 
 /// Host options of a boundary step.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Tsify)]
@@ -598,12 +599,7 @@ pub fn unchanged_below_threshold(
     mut get: impl FnMut(usize) -> Result<MessageFacts>,
 ) -> Result<Option<DelegateTurnPreparation>> {
     validate_brief(Some(brief), budget)?;
-    let fresh = match last_summary {
-        Some((k, f)) if k < len => k
-            .saturating_add(1)
-            .saturating_add(f.summary.as_ref().map_or(0, |s| s.retained_messages)),
-        _ => 0,
-    };
+    let fresh = fresh_usage_start(last_summary.filter(|(k, _)| *k < len));
     let threshold = threshold(budget, options);
     let mut newest_assistant: Option<MessageFacts> = None;
     let anchor = usage_anchor(len, fresh.max(1), |i| {

@@ -35,6 +35,7 @@ use super::time::ms_to_iso;
 use crate::error::{Error, Result};
 use crate::message::{AgentMessage, AssistantMessage, Content, ContentBlock, ToolCallBlock};
 use crate::message::{ToolResultMessage, Usage};
+use crate::stop_reason::StopReason;
 
 /// Who writes the rows: a delegate (the Task call's id and its agent: every row carries
 /// them), or the parent (neither: its rows are the parent's own).
@@ -171,8 +172,12 @@ fn assistant_row(owner: &RowOwner, index: usize, m: &AssistantMessage) -> UiMess
     row.model_id = m.model.clone();
     row.provider_id = m.provider.clone();
     row.usage = m.usage.as_ref().map(row_usage);
-    match m.stop_reason.as_deref() {
-        Some(reason @ ("error" | "aborted")) => {
+    match m
+        .stop()
+        .filter(|r| r.is_failed())
+        .and_then(StopReason::as_str)
+    {
+        Some(reason) => {
             row.status = Some(reason.to_string());
             let text = m
                 .error_message

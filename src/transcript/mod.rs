@@ -19,8 +19,8 @@ pub mod to_messages;
 
 pub use from_messages::{messages_to_rows, messages_to_rows_at, MessagesToRowsInput, RowOwner};
 pub use names::{
-    is_read_only_tool, is_task_tool, normalize_agent_name, normalize_tool_name, KNOWN_TOOLS,
-    READ_ONLY_TOOLS, TASK_TOOL,
+    fold_name, is_read_only_tool, is_task_tool, normalize_agent_name, normalize_tool_name,
+    KNOWN_TOOLS, READ_ONLY_TOOLS, TASK_TOOL,
 };
 pub use rows::{
     dedupe_rows, rows_from_value, CallIds, HeadField, RowFilter, RowHead, RowRole, UiMessage,

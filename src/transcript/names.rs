@@ -31,8 +31,9 @@ pub const READ_ONLY_TOOLS: [&str; 4] = ["read", "glob", "grep", "browser_preview
 /// The canonical name of the Task (delegation) tool.
 pub const TASK_TOOL: &str = "task";
 
-/// A name with case and the separators `_`, `-`, space and `.` ignored.
-fn fold(name: &str) -> String {
+/// A name with case and the separators `_`, `-`, space and `.` ignored (how names are
+/// compared: [`normalize_tool_name`]'s known tools, the inherited-tools deny list).
+pub fn fold_name(name: &str) -> String {
     name.chars()
         .filter(|c| !matches!(c, '_' | '-' | ' ' | '.'))
         .flat_map(char::to_lowercase)
@@ -49,8 +50,8 @@ fn fold(name: &str) -> String {
 /// The name is trimmed first.
 pub fn normalize_tool_name(name: &str) -> String {
     let name = name.trim();
-    let folded = fold(name);
-    if let Some(known) = KNOWN_TOOLS.iter().find(|k| fold(k) == folded) {
+    let folded = fold_name(name);
+    if let Some(known) = KNOWN_TOOLS.iter().find(|k| fold_name(k) == folded) {
         return (*known).to_string();
     }
     if !name.chars().next().is_some_and(|c| c.is_ascii_uppercase()) {

@@ -8,7 +8,8 @@ use super::convert::json_text;
 use super::host::HostArray;
 use crate::error::Error;
 use crate::facts::MessageFacts;
-use crate::json_scan;
+use crate::json_scan::{self, Halt};
+use crate::role::Role;
 
 #[wasm_bindgen(inline_js = r#"
 export function dc_stringify_range(a, from, to) { return JSON.stringify(from === 0 && to === a.length ? a : Array.prototype.slice.call(a, from, to)); }
@@ -39,27 +40,15 @@ pub fn facts_of_range(
     let text: std::rc::Rc<str> = std::rc::Rc::from(text);
     let mut reader = json_scan::Reader::new(&text);
     let mut facts = Vec::with_capacity(to - from);
-    let mut failure = None;
-    let walked = reader.array(|k, r| {
-        if failure.is_none() {
-            match MessageFacts::read(r, &text, &array.path_of(from + k)) {
-                Ok(f) => facts.push(f),
-                Err(e) => failure = Some(e),
-            }
-        }
-        if failure.is_some() {
-            // stop walking: the first bad message is the error
-            return Err(json_scan::ScanError {
-                offset: 0,
-                what: "stopped",
-            });
-        }
+    let walked: Result<(), Halt<Error>> = reader.array(|k, r| {
+        // the first bad message is the error: it stops the walk
+        let f = MessageFacts::read(r, &text, &array.path_of(from + k)).map_err(Halt::Stopped)?;
+        facts.push(f);
         Ok(())
     });
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    walked.map_err(|e| Error::invalid(array.path(), format!("not JSON data ({e})")))?;
+    walked.map_err(|h| {
+        h.into_inner(|e| Error::invalid(array.path(), format!("not JSON data ({e})")))
+    })?;
     Ok(facts)
 }
 
@@ -81,8 +70,9 @@ pub fn facts_at(array: &HostArray, i: usize) -> Result<MessageFacts, Error> {
 
 /// Index of the last message whose `role` is `role` before `to`, read without decoding
 /// anything, in one call into JavaScript. `None` when there is none or reading threw
-/// (the caller then reads the whole context).
-pub fn last_index_of_role(array: &HostArray, role: &str, to: usize) -> Option<Option<usize>> {
+/// (the caller then reads the whole context), or for [`Role::Other`].
+pub fn last_index_of_role(array: &HostArray, role: Role, to: usize) -> Option<Option<usize>> {
+    let role = role.as_str()?;
     let i = dc_last_index_of_role(array.value(), role, to.min(array.len()) as u32).ok()?;
     Some(usize::try_from(i).ok())
 }

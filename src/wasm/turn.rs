@@ -28,6 +28,8 @@ use crate::compaction::turn::{
 };
 use crate::compaction::{complete_turn, Next, Reply, Turn};
 use crate::error::Error;
+use crate::role::Role;
+use crate::stop_reason::StopReason;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TURN_TYPES: &str = r#"
@@ -300,7 +302,9 @@ async fn ask(summarize: &Function, request: &JsValue, signals: &Array) -> Reply 
         Some("text") => Reply::Text(str_field(&reply, "text").unwrap_or_default()),
         Some("message") => Reply::Message {
             text: str_field(&reply, "text").unwrap_or_default(),
-            stop_reason: str_field(&reply, "stopReason"),
+            stop_reason: str_field(&reply, "stopReason")
+                .as_deref()
+                .map(StopReason::parse),
             error_message: str_field(&reply, "errorMessage"),
         },
         Some("rejected") => Reply::Rejected(format!(
@@ -349,7 +353,7 @@ fn below_threshold_check(
     if array.is_empty() {
         return Ok(None);
     }
-    let Some(last_summary) = last_index_of_role(array, "compactionSummary", array.len()) else {
+    let Some(last_summary) = last_index_of_role(array, Role::CompactionSummary, array.len()) else {
         return Ok(None);
     };
     let brief = facts_at(array, 0)?;
