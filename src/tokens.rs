@@ -47,6 +47,14 @@ pub struct ContextTokenEstimate {
     pub last_usage_index: Option<usize>,
 }
 
+impl ContextTokenEstimate {
+    /// The figure a turn boundary compares with its threshold (ADR 0299 clause 3): the
+    /// usage as a whole token count, plus the trailing estimates.
+    pub fn boundary_tokens(&self) -> u64 {
+        tokens_from_f64(self.usage_tokens).saturating_add(self.trailing_tokens as u64)
+    }
+}
+
 /// What [`usage_anchor`] found.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Anchor {
@@ -153,6 +161,23 @@ pub fn request_overhead_tokens(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_boundary_figure_rounds_usage_up_and_adds_the_trailing_estimates() {
+        let e = |usage_tokens: f64, trailing_tokens: f64| ContextTokenEstimate {
+            tokens: usage_tokens + trailing_tokens,
+            usage_tokens,
+            trailing_tokens,
+            last_usage_index: None,
+        };
+        assert_eq!(e(100.2, 7.0).boundary_tokens(), 108);
+        assert_eq!(e(0.0, 12.0).boundary_tokens(), 12);
+        assert_eq!(e(f64::NAN, 3.0).boundary_tokens(), 3);
+        assert_eq!(
+            e(f64::INFINITY, 3.0).boundary_tokens(),
+            MAX_TOKENS as u64 + 3
+        );
+    }
 
     #[test]
     fn fresh_usage_starts_after_the_summary_and_what_it_retained() {

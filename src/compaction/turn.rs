@@ -344,9 +344,7 @@ pub fn boundary_tokens(ctx: &DelegateContext, overhead: u64) -> u64 {
     match usage_anchor(ctx.len(), ctx.fresh_usage_start(), |i| {
         Ok::<_, std::convert::Infallible>(Some(&facts[i]))
     }) {
-        Ok(Anchor::Found(e)) => {
-            tokens_from_f64(e.usage_tokens).saturating_add(e.trailing_tokens as u64)
-        }
+        Ok(Anchor::Found(e)) => e.boundary_tokens(),
         _ => ctx.total_tokens().saturating_add(overhead),
     }
 }
@@ -612,7 +610,7 @@ pub fn unchanged_below_threshold(
     let Anchor::Found(e) = anchor else {
         return Ok(None);
     };
-    let tokens = tokens_from_f64(e.usage_tokens).saturating_add(e.trailing_tokens as u64);
+    let tokens = e.boundary_tokens();
     if tokens >= threshold {
         return Ok(None);
     }
