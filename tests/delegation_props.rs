@@ -282,8 +282,17 @@ fn build_rows(specs: &[RowSpec]) -> Vec<UiMessage> {
     rows
 }
 
+/// `default` cases, or `PROPTEST_CASES` when it is set (scripts/mutants.sh runs 32,
+/// scripts/explore.sh more); the test command leaves it unset.
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(2000), ..ProptestConfig::default() })]
 
     #[test]
     fn seeds_are_provider_valid_start_with_the_brief_and_fit(
@@ -954,7 +963,7 @@ impl Host {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(600), ..ProptestConfig::default() })]
 
     #[test]
     fn restart_equivalence(ops in prop::collection::vec(op(), 1..90), writes in prop::sample::select(WRITES.to_vec())) {
