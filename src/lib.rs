@@ -14,6 +14,7 @@
 //! | host-contract §1 | messages the host hands us (typed, for the messages we write) | [`message`] |
 //! | host-contract §1 | a message's `role` | [`role`] |
 //! | host-contract §1 | an assistant's `stopReason`; what a failed assistant is | [`stop_reason`] |
+//! | host-contract §1 | pi's closed string sets read both ways (role, stopReason) | [`text_table`] |
 //! | host-contract §1–2 | what the decisions need of a host message, read once from its JSON text | [`facts`], [`json_scan`] |
 //! | host-contract §3 | how pi writes a message for a summary request: its constants (`convertToLlm` wrappers, the 2,000-character tool-result cut) and the cut | [`llm_text`]; each message's parts are written by [`facts`] as it reads the message |
 //! | host-contract §2 | JavaScript string lengths, `JSON.stringify` sizes and numbers | [`js_text`] |
@@ -59,6 +60,7 @@ pub mod overflow;
 pub mod parent;
 pub mod role;
 pub mod stop_reason;
+pub mod text_table;
 pub mod tokens;
 pub mod transcript;
 pub mod wasm;

@@ -3,6 +3,8 @@
 //! newest-first checks) goes through [`Role`]; a role pi does not write is kept and read
 //! as [`Role::Other`] (0 tokens, never a cut point).
 
+use crate::text_table;
+
 /// A message's role.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -31,18 +33,12 @@ const NAMES: [(Role, &str); 7] = [
 impl Role {
     /// The role a `role` text names (exact, as pi's `===`).
     pub fn parse(text: &str) -> Role {
-        NAMES
-            .iter()
-            .find(|(_, name)| *name == text)
-            .map_or(Role::Other, |(role, _)| *role)
+        text_table::value_of(&NAMES, text).unwrap_or(Role::Other)
     }
 
     /// pi's text for this role (`None` for [`Role::Other`]).
     pub fn as_str(self) -> Option<&'static str> {
-        NAMES
-            .iter()
-            .find(|(role, _)| *role == self)
-            .map(|(_, name)| *name)
+        text_table::text_of(&NAMES, self)
     }
 }
 

@@ -7,6 +7,8 @@
 //! `stopReason` (message facts, typed messages, a summarizer's reply, a provider error,
 //! pi-ai's overflow rules) goes through this type.
 
+use crate::text_table;
+
 /// An assistant's `stopReason`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StopReason {
@@ -35,18 +37,12 @@ const NAMES: [(StopReason, &str); 7] = [
 impl StopReason {
     /// The reason a `stopReason` text names (exact, as pi's `===`).
     pub fn parse(text: &str) -> StopReason {
-        NAMES
-            .iter()
-            .find(|(_, name)| *name == text)
-            .map_or(StopReason::Other, |(reason, _)| *reason)
+        text_table::value_of(&NAMES, text).unwrap_or(StopReason::Other)
     }
 
     /// pi's text for this reason (`None` for [`StopReason::Other`]).
     pub fn as_str(self) -> Option<&'static str> {
-        NAMES
-            .iter()
-            .find(|(reason, _)| *reason == self)
-            .map(|(_, name)| *name)
+        text_table::text_of(&NAMES, self)
     }
 
     /// A failed response (`error` or `aborted`): its usage is not trusted, a summary it
