@@ -10,12 +10,15 @@
 use delegate_context::budget::{context_budget, BudgetModel, ContextBudget};
 use delegate_context::compaction::cut::find_cut_point;
 use delegate_context::compaction::prepare::{prepare_compaction, CompactionSettings};
+use delegate_context::compaction::turn::boundary_tokens;
 use delegate_context::compaction::turn::{DelegateTurnOptions, SummaryAnswer};
 use delegate_context::compaction::{complete_delegate_turn, prepare_delegate_turn};
 use delegate_context::compaction::{DelegateContext, Item, Next, Reply, Turn};
 use delegate_context::message::AgentMessage;
 use delegate_context::stop_reason::StopReason;
-use delegate_context::tokens::estimate_context_tokens;
+use delegate_context::tokens::{
+    estimate_context_tokens, usage_anchor, Anchor, ContextTokenEstimate,
+};
 use proptest::prelude::*;
 use proptest::test_runner::{FileFailurePersistence, TestRunner};
 use serde_json::json;
@@ -101,6 +104,25 @@ fn case() -> impl Strategy<Value = Case> {
             window,
             keep,
         })
+}
+
+/// pi's `estimateContextTokens` as pi computes it: walk back from `end` to the newest
+/// trusted usage at or after `floor`.
+fn walked_estimate(ctx: &DelegateContext, end: usize, floor: usize) -> ContextTokenEstimate {
+    let end = end.min(ctx.len());
+    let facts = ctx.facts();
+    match usage_anchor(end, floor, |i| Ok::<_, ()>(Some(&facts[i]))).expect("infallible") {
+        Anchor::Found(e) => e,
+        Anchor::Missing { .. } => {
+            let all = ctx.tokens(0..end) as f64;
+            ContextTokenEstimate {
+                tokens: all,
+                usage_tokens: 0.0,
+                trailing_tokens: all,
+                last_usage_index: None,
+            }
+        }
+    }
 }
 
 fn msg(v: serde_json::Value) -> AgentMessage {
@@ -231,6 +253,27 @@ fn check(case: Case) -> Result<(), TestCaseError> {
         prop_assert_eq!(
             handle.estimate(handle.len(), 0),
             estimate_context_tokens(&messages).expect("estimate")
+        );
+        // the usage anchor is looked up in an index: the same as pi's walk back over every
+        // message, for any end and floor (a rewrite's fresh-usage floor among them)
+        let len = handle.len();
+        for end in [len, len / 2, len.saturating_sub(1), 1] {
+            for floor in [0, handle.fresh_usage_start(), end / 3, end] {
+                prop_assert_eq!(
+                    handle.estimate(end, floor),
+                    walked_estimate(&handle, end, floor)
+                );
+            }
+        }
+        let overhead = 1234;
+        let walked = walked_estimate(&handle, len, handle.fresh_usage_start());
+        prop_assert_eq!(
+            boundary_tokens(&handle, overhead),
+            if walked.last_usage_index.is_some() {
+                walked.boundary_tokens()
+            } else {
+                handle.total_tokens() + overhead
+            }
         );
         prop_assert_eq!(
             find_cut_point(&handle, 0, handle.len(), case.keep, 0),

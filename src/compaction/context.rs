@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::facts::MessageFacts;
 use crate::message::AgentMessage;
 use crate::role::Role;
-use crate::tokens::{self, usage_anchor, Anchor, ContextTokenEstimate};
+use crate::tokens::{self, ContextTokenEstimate};
 
 /// One part of a rewritten context: a run of the context's messages before the rewrite,
 /// or one new message. A run is a range, so an unchanged context is one part whatever its
@@ -63,6 +63,10 @@ pub struct DelegateContext {
     last_assistant: Option<usize>,
     /// Indices of messages with file operations, ascending.
     with_file_ops: Vec<usize>,
+    /// Indices of messages with a trusted provider usage, ascending: the usage anchor is
+    /// a lookup, not a walk back over every message since it (a host whose provider
+    /// reports no usage would otherwise pay the whole history at every boundary).
+    with_usage: Vec<usize>,
 }
 
 impl DelegateContext {
@@ -103,6 +107,9 @@ impl DelegateContext {
         }
         if !f.file_ops.is_empty() {
             self.with_file_ops.push(i);
+        }
+        if f.trusted_usage().is_some() {
+            self.with_usage.push(i);
         }
         self.facts.push(f);
         self.sums.push(total);
@@ -213,15 +220,21 @@ impl DelegateContext {
     }
 
     /// pi's `estimateContextTokens` over `0..end`, anchored on a trusted usage at or
-    /// after `floor` only.
+    /// after `floor` only: the last one before `end`, plus the estimates after it
+    /// ([`tokens::usage_anchor`]'s walk, answered from the index of usages).
     pub fn estimate(&self, end: usize, floor: usize) -> ContextTokenEstimate {
         let end = end.min(self.len());
-        let anchor = usage_anchor(end, floor, |i| {
-            Ok::<_, std::convert::Infallible>(Some(&self.facts[i]))
-        });
-        match anchor {
-            Ok(Anchor::Found(e)) => e,
-            Ok(Anchor::Missing { .. }) => {
+        match self.usage_before(end, floor) {
+            Some((i, usage_tokens)) => {
+                let trailing = self.tokens(i + 1..end) as f64;
+                ContextTokenEstimate {
+                    tokens: usage_tokens + trailing,
+                    usage_tokens,
+                    trailing_tokens: trailing,
+                    last_usage_index: Some(i),
+                }
+            }
+            None => {
                 let all = self.sums[end] as f64;
                 ContextTokenEstimate {
                     tokens: all,
@@ -230,8 +243,17 @@ impl DelegateContext {
                     last_usage_index: None,
                 }
             }
-            Err(never) => match never {},
         }
+    }
+
+    /// The last message in `floor..end` with a trusted usage, and that usage.
+    pub fn usage_before(&self, end: usize, floor: usize) -> Option<(usize, f64)> {
+        let before = self.with_usage.partition_point(|&i| i < end);
+        let i = *self.with_usage.get(before.checked_sub(1)?)?;
+        if i < floor {
+            return None;
+        }
+        Some((i, self.facts.get(i)?.trusted_usage()?))
     }
 }
 

@@ -340,12 +340,10 @@ pub fn threshold(budget: &ContextBudget, options: &DelegateTurnOptions) -> u64 {
 /// (provider usage already counts the overhead); with none, every estimate plus the
 /// overhead.
 pub fn boundary_tokens(ctx: &DelegateContext, overhead: u64) -> u64 {
-    let facts = ctx.facts();
-    match usage_anchor(ctx.len(), ctx.fresh_usage_start(), |i| {
-        Ok::<_, std::convert::Infallible>(Some(&facts[i]))
-    }) {
-        Ok(Anchor::Found(e)) => e.boundary_tokens(),
-        _ => ctx.total_tokens().saturating_add(overhead),
+    let e = ctx.estimate(ctx.len(), ctx.fresh_usage_start());
+    match e.last_usage_index {
+        Some(_) => e.boundary_tokens(),
+        None => ctx.total_tokens().saturating_add(overhead),
     }
 }
 
