@@ -23,10 +23,10 @@ if ! command -v wasm-bindgen >/dev/null || [ "$(wasm-bindgen --version | awk '{p
   log "installing wasm-bindgen-cli $WB"; cargo install wasm-bindgen-cli --version "=$WB" --force
 fi
 
-# 4. Debian chromium + chromedriver for headless tests (never Debian's binaryen)
-if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
-  log "installing chromium + chromium-driver"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+# 4. Debian chromium for the headless tests, driven by playwright-core (never Debian's binaryen)
+if [ ! -x /usr/bin/chromium ]; then
+  log "installing chromium"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 # 5. Debian firefox-esr + geckodriver (crates.io, pinned) for the boundary tests in Firefox
 if [ ! -x /usr/bin/firefox-esr ]; then
