@@ -6,17 +6,27 @@
 // huge tool result does not reserve 3x its size in wasm memory, which never shrinks.
 // And so that a handle used after free() answers as every other error does:
 // - free() a second time does nothing (what `using` plus an explicit free() does);
-// - the errors wasm-bindgen's runtime raises itself (a method of a freed object: "null
-//   pointer passed to rust"; a handle freed while one of its own calls runs) are
-//   `DelegateContextError`s with code `INVALID_STATE`, not bare `Error`s. They are raised
-//   before any of our code runs, so nothing is left half done.
+// - the two states of a handle that wasm-bindgen's runtime reports itself (a method of a
+//   freed object: "null pointer passed to rust"; free() called from inside one of the
+//   handle's own calls: "attempted to take ownership of Rust value while it was
+//   borrowed") are `DelegateContextError`s with code `INVALID_STATE` and a message that
+//   says what happened, not bare `Error`s. They are raised before any of our code runs,
+//   so nothing is left half done. Any other message of the runtime's throw is a bug of
+//   ours, not a state of the caller's: it stays the runtime's plain `Error`.
 // Fails when the generated text is not what it expects (a wasm-bindgen upgrade), rather
 // than shipping unpatched glue.
 //
 //   node scripts/patch-glue.mjs pkg/node/delegate_context.js pkg/web/delegate_context.js
 import { readFileSync, writeFileSync } from "node:fs";
 
-const FREED = "this object was freed (by free() or the end of its `using` block): create a new one";
+// wasm-bindgen's messages for a handle's states → what our INVALID_STATE error says
+const STATES = {
+  "null pointer passed to rust": "this object was freed (by free() or the end of its `using` block): create a new one",
+  "attempted to take ownership of Rust value while it was borrowed":
+    "free() was called from inside one of this object's own calls (a getter, toJSON or callback): the object can no longer be used and its memory is not released; free it after the call returns",
+  "recursive use of an object detected which would lead to unsafe aliasing in rust":
+    "this object was called from inside one of its own calls (a getter, toJSON or callback)",
+};
 for (const file of process.argv.slice(2)) {
   let text = readFileSync(file, "utf8");
   const frees = [...text.matchAll(/free\(\) \{\n(\s*)const ptr = this\.__destroy_into_raw\(\);\n/g)].length;
@@ -26,7 +36,9 @@ for (const file of process.argv.slice(2)) {
   const throws = /(__wbg___wbindgen_throw_[0-9a-f]+: function\(arg0, arg1\) \{\n\s*)throw new Error\(getStringFromWasm0\(arg0, arg1\)\);/;
   if (!throws.test(text)) throw new Error(`${file}: wasm-bindgen's throw import not found`);
   text = text.replace(throws, (_, head) => `${head}const message = getStringFromWasm0(arg0, arg1);
-            const error = new Error(message === "null pointer passed to rust" ? ${JSON.stringify(FREED)} : message);
+            const state = ${JSON.stringify(STATES)}[message];
+            if (typeof state !== "string") throw new Error(message);
+            const error = new Error(state);
             error.name = "DelegateContextError";
             error.code = "INVALID_STATE";
             throw error;`);
