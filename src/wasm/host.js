@@ -174,6 +174,8 @@ export function dc_any_signal(signals) {
 /**
  * What a summarizer resolved with, read without throwing: a string as it is; of an
  * object, the fields a reply may carry (the core reads them); anything else as nothing.
+ * A `content` that is not an array crosses as it is (a string, or what the core then
+ * finds unreadable).
  * @param {unknown} v
  * @returns {Settled}
  */
@@ -182,7 +184,11 @@ function dc_resolved(v) {
   if (v === null || typeof v !== "object") return { kind: "resolved" };
   try {
     const m = /** @type {any} */ (v);
-    return { kind: "resolved", value: { content: m.content, text: m.text, stopReason: m.stopReason, errorMessage: m.errorMessage } };
+    const c = m.content;
+    // of content blocks, only `type` and `text` cross (a block's other fields may hold
+    // what JSON cannot: a cycle, a BigInt)
+    const content = Array.isArray(c) ? c.map((b) => (b !== null && typeof b === "object" ? { type: b.type, text: b.text } : null)) : c;
+    return { kind: "resolved", value: { content, text: m.text, stopReason: m.stopReason, errorMessage: m.errorMessage } };
   } catch (error) {
     return { kind: "unreadable", reason: dc_describe_thrown(error) };
   }

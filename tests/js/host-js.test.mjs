@@ -79,6 +79,14 @@ test("dc_summarize settles with what came of the call, never rejects", async () 
     value: { content: [{ type: "text", text: "a" }], text: undefined, stopReason: "stop", errorMessage: undefined },
   });
   for (const v of [undefined, null, 42, 10n, () => "f"]) assert.deepEqual(await ask(async () => v), { kind: "resolved" }, String(v));
+  // of content blocks only type and text cross: what JSON cannot hold elsewhere in a block stays behind
+  const cyclic = { type: "thinking", thinking: "t", n: 10n };
+  cyclic.self = cyclic;
+  assert.deepEqual(await ask(async () => ({ content: [cyclic, null, 3, { type: "text", text: "a", extra: 1n }] })), {
+    kind: "resolved",
+    value: { content: [{ type: "thinking", text: undefined }, null, null, { type: "text", text: "a" }], text: undefined, stopReason: undefined, errorMessage: undefined },
+  });
+  assert.equal(JSON.stringify((await ask(async () => ({ content: [cyclic] }))).value), '{"content":[{"type":"thinking"}]}');
   // a summarizer that throws synchronously, rejects, or resolves with a value whose getter throws
   assert.deepEqual(await ask(() => { throw new Error("sync"); }), { kind: "rejected", reason: "sync" });
   assert.deepEqual(await ask(async () => { throw new Error(""); }), { kind: "rejected", reason: "" });
