@@ -17,7 +17,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use super::convert::{decode, from_js, state_mut_of, state_of, throw, to_js, to_js_error};
+use super::convert::{
+    decode, from_js, js_to_value, state_mut_of, state_of, throw, to_js, to_js_error,
+};
 use super::host::{self, HostArray};
 use super::host_context::HostContext;
 use super::messages::{facts_at, last_index_of_role};
@@ -157,13 +159,10 @@ async fn ask(summarize: &Function, request: &JsValue, signals: &Array) -> Reply 
     if dc_aborted(signals) {
         return Reply::RunAborted;
     }
-    let settled = match settled {
-        Ok(settled) => {
-            decode::<Settled>(&settled, "summary").unwrap_or_else(|e| Settled::Unreadable {
-                reason: e.to_string(),
-            })
-        }
-        Err(e) => Settled::Rejected {
+    // dc_summarize never rejects; what it settled with crosses as JSON
+    let settled = match settled.and_then(|s| js_to_value(s, "summary")) {
+        Ok(settled) => Settled::from_value(settled),
+        Err(e) => Settled::Unreadable {
             reason: host::describe_thrown(&e),
         },
     };
