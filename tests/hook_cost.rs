@@ -9,9 +9,9 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use delegate_context::budget::{context_budget, BudgetModel};
-use delegate_context::compaction::tally::RunTally;
+use delegate_context::compaction::run::{Run, TurnConfig};
 use delegate_context::compaction::turn::{DelegateTurnOptions, TurnOutcomeKind};
-use delegate_context::compaction::{DelegateContext, Next, Turn};
+use delegate_context::compaction::{DelegateContext, Next};
 use delegate_context::facts::MessageFacts;
 use serde_json::json;
 
@@ -91,24 +91,35 @@ fn bytes_per_step(turns: usize) -> Vec<usize> {
             ctx.push(f);
         }
     }
-    let mut run = RunTally::default();
+    // the hook's run, as the binding drives it: the step's configuration, the boundary,
+    // the count and the report
+    let config = TurnConfig {
+        budget,
+        model_id: "m".into(),
+        options,
+    };
+    let mut run: Run<()> = Run::new(config, None);
     let mut per_step = Vec::new();
     for k in 0..5 {
         for f in turn(turns + k) {
             ctx.push(f);
         }
         let before = allocated();
-        let step = Turn::begin(&ctx, &budget, "m", &options).expect("a valid context");
+        let held = run.lock().acquire().expect("one boundary at a time");
+        let config = run
+            .step_config(0.0, || Ok(()), |_| Ok(0.0))
+            .expect("a configuration");
+        let step = config.begin(&ctx, 0.0).expect("a valid context");
         let Next::Done(out) = step.next(&ctx).expect("below the threshold") else {
             panic!("below the threshold nothing is summarized");
         };
         assert_eq!(out.outcome, TurnOutcomeKind::Unchanged);
-        run.record(&out);
-        drop(out);
-        drop(step);
+        drop(held);
+        let report = run.record(&out);
+        drop((out, step, config, report));
         per_step.push(allocated() - before);
     }
-    assert_eq!(run.boundaries, 5);
+    assert_eq!(run.tally().boundaries, 5);
     per_step
 }
 

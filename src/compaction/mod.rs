@@ -11,17 +11,20 @@
 //! | 4, 5 | degradation before failure, `SUBAGENT_CONTEXT_OVERFLOW` | [`degrade`] |
 //! | 3–5 | the boundary as a state machine: ask for summaries, interpret replies, decide | [`step`] |
 //! | 4 | a run's counts and the report the parent receives | [`tally`] |
+//! | 3–5, 4 | what the drivers keep across a run: its config, the summarizer's reply, one boundary at a time, the hook's counts and report | [`run`] |
 //!
 //! The delegate's context is `[brief, (compactionSummary), messages...]`: the task brief
 //! is the first message and stays verbatim through every compaction (a delegate must
 //! never lose its task); a `compactionSummary` message plays the role of pi's previous
 //! compaction entry. Everything here is pure Rust; the async drivers that await the
-//! host's summarizer live in the binding and only feed [`step::Turn`].
+//! host's summarizer live in the binding and only await the host, handing what it settled
+//! with ([`run::Settled`]) to [`step::Turn`]; the run's state is [`run::Run`].
 
 pub mod context;
 pub mod cut;
 pub mod degrade;
 pub mod prepare;
+pub mod run;
 pub mod step;
 pub mod summary;
 pub mod tally;

@@ -12,11 +12,11 @@ use super::convert::{
     number_arg, range_arg, settings_from_js, state_mut_of, state_of, throw, to_js, to_js_error,
 };
 use super::host_context::{HostContext, Synced};
-use super::turn::{drive_turn, TurnConfig, TurnDriver};
+use super::turn::{complete, drive_turn, prepare, read_config, TurnDriver};
 use crate::compaction::prepare::{self, CompactionSettings};
+use crate::compaction::run::{Holder, Lock};
 use crate::compaction::summary::serialize_facts;
 use crate::compaction::turn::SummaryAnswer;
-use crate::error::Error;
 
 /// One delegate's context, kept in wasm memory between turns (ADR 0299 clauses 3–5).
 ///
@@ -37,8 +37,8 @@ use crate::error::Error;
 #[wasm_bindgen(js_name = DelegateContext)]
 pub struct DelegateContextHandle {
     inner: Rc<RefCell<HostContext>>,
-    /// A `runTurn` is awaiting the host's summarizer: the context must not change.
-    busy: Rc<std::cell::Cell<bool>>,
+    /// Held while a `runTurn` awaits the host's summarizer: the context must not change.
+    lock: Lock,
 }
 
 impl DelegateContextHandle {
@@ -51,12 +51,7 @@ impl DelegateContextHandle {
     }
 
     fn check_idle(&self) -> Result<(), JsValue> {
-        if self.busy.get() {
-            return Err(to_js_error(&Error::InvalidState {
-                message: "a runTurn of this context is still waiting for its summary".into(),
-            }));
-        }
-        Ok(())
+        throw(self.lock.check())
     }
 }
 
@@ -75,7 +70,7 @@ impl DelegateContextHandle {
         }
         Ok(DelegateContextHandle {
             inner: Rc::new(RefCell::new(ctx)),
-            busy: Rc::new(std::cell::Cell::new(false)),
+            lock: Lock::new(Holder::RunTurn),
         })
     }
 
@@ -199,8 +194,8 @@ impl DelegateContextHandle {
         &self,
         #[wasm_bindgen(unchecked_param_type = "TurnConfig")] config: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let config = throw(TurnConfig::decode(&config, "config"))?;
-        config.prepare(&*self.state()?)
+        let config = throw(read_config(&config, "config"))?;
+        prepare(&config, &*self.state()?)
     }
 
     /// The second half (as `completeDelegateTurn`) with the summary texts you obtained;
@@ -215,8 +210,8 @@ impl DelegateContextHandle {
     ) -> Result<JsValue, JsValue> {
         self.check_idle()?;
         let answer: SummaryAnswer = super::turn::answer_of(&config)?;
-        let config = throw(TurnConfig::decode(&config, "config"))?;
-        config.complete(&mut *self.state_mut()?, &answer)
+        let config = throw(read_config(&config, "config"))?;
+        complete(&config, &mut *self.state_mut()?, &answer)
     }
 
     /// The whole boundary step (as `runDelegateTurn`): decide, await `summarize` for each
@@ -230,16 +225,17 @@ impl DelegateContextHandle {
         )]
         config: JsValue,
     ) -> js_sys::Promise {
-        let driver = self
-            .check_idle()
-            .and_then(|()| TurnDriver::decode(&config, "config").map_err(|e| to_js_error(&e)));
+        // the lock is taken now, not when the promise first runs: a `push` right after
+        // this call must not change the context the boundary began from
+        let start = self
+            .lock
+            .acquire()
+            .and_then(|held| Ok((held, TurnDriver::read(&config, "config")?)));
         let inner = self.inner.clone();
-        let busy = self.busy.clone();
         wasm_bindgen_futures::future_to_promise(async move {
-            let driver = driver?;
-            busy.set(true);
+            let (held, driver) = start.map_err(|e| to_js_error(&e))?;
             let result = drive_turn(&inner, &driver, &[]).await;
-            busy.set(false);
+            drop(held);
             let out = result?;
             state_mut_of(&inner, "DelegateContext")?.apply(&out)
         })

@@ -63,15 +63,7 @@ pub fn js_to_value(value: JsValue, path: &str) -> Result<Value, JsValue> {
     js_to_value_core(&value, path, false).map_err(|e| to_js_error(&e))
 }
 
-#[wasm_bindgen(inline_js = r#"
-const dc_finite = (k, x) => (typeof x === "number" && !Number.isFinite(x) ? String(x) : x);
-// Without a replacer first (twice as fast): Infinity and NaN are written as null, so a
-// text without "null" had none; only one with "null" is written again with the replacer.
-export function dc_stringify_strict(v) {
-  const text = JSON.stringify(v);
-  return text === undefined || !text.includes("null") ? text : JSON.stringify(v, dc_finite);
-}
-"#)]
+#[wasm_bindgen(module = "/src/wasm/host.js")]
 extern "C" {
     #[wasm_bindgen(catch)]
     fn dc_stringify_strict(v: &JsValue) -> Result<JsValue, JsValue>;

@@ -28,9 +28,7 @@ use crate::transcript::{CallIds, ProviderBinding, RowFilter, RowHead, UiMessage}
 // which catches too), so what a getter or a revoked Proxy throws becomes
 // `INVALID_INPUT` with the path of the value.
 
-#[wasm_bindgen(inline_js = r#"
-export function dc_without(o, k) { const r = {}; for (const key of Object.keys(o)) if (key !== k) r[key] = o[key]; return r; }
-"#)]
+#[wasm_bindgen(module = "/src/wasm/host.js")]
 extern "C" {
     /// A plain copy of `o`'s own enumerable properties except `k`.
     #[wasm_bindgen(catch)]

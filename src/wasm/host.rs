@@ -16,23 +16,7 @@ use crate::error::Error;
 /// The most elements an input array may have (a delegate context, a transcript).
 pub const MAX_ARRAY_LENGTH: u32 = 1 << 24;
 
-#[wasm_bindgen(inline_js = r#"
-export function dc_is_array(v) { return Array.isArray(v); }
-export function dc_length(a) { return a.length; }
-export function dc_get(a, i) { return a[i]; }
-export function dc_prop(o, k) { return o[k]; }
-export function dc_is_object(v) { return v !== null && (typeof v === "object" || typeof v === "function"); }
-export function dc_describe_thrown(e) {
-  try {
-    if (typeof e === "string") return e;
-    if (e instanceof Error) return String(e.message);
-    const text = JSON.stringify(e);
-    return text === undefined ? String(e) : text;
-  } catch (x) {
-    return "an unreadable value was thrown";
-  }
-}
-"#)]
+#[wasm_bindgen(module = "/src/wasm/host.js")]
 extern "C" {
     #[wasm_bindgen(catch)]
     fn dc_is_array(v: &JsValue) -> Result<bool, JsValue>;

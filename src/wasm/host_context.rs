@@ -16,9 +16,7 @@ use crate::compaction::prepare::CompactionPreparation;
 use crate::compaction::turn::DelegateTurnOutcome;
 use crate::error::Error;
 
-#[wasm_bindgen(inline_js = r#"
-export function dc_push_run(out, refs, start, end) { for (let i = start; i < end; i++) out.push(refs[i]); }
-"#)]
+#[wasm_bindgen(module = "/src/wasm/host.js")]
 extern "C" {
     /// Append `refs[start..end]` to `out` (both our own arrays: nothing here can throw).
     fn dc_push_run(out: &Array, refs: &Array, start: u32, end: u32);

@@ -11,10 +11,7 @@ use crate::facts::MessageFacts;
 use crate::json_scan::{self, Halt};
 use crate::role::Role;
 
-#[wasm_bindgen(inline_js = r#"
-export function dc_stringify_range(a, from, to) { return JSON.stringify(from === 0 && to === a.length ? a : Array.prototype.slice.call(a, from, to)); }
-export function dc_last_index_of_role(a, role, to) { for (let i = to - 1; i >= 0; i--) { const m = a[i]; if (m !== null && typeof m === "object" && m.role === role) return i; } return -1; }
-"#)]
+#[wasm_bindgen(module = "/src/wasm/host.js")]
 extern "C" {
     #[wasm_bindgen(catch)]
     fn dc_stringify_range(a: &JsValue, from: u32, to: u32) -> Result<JsValue, JsValue>;

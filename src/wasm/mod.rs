@@ -1,11 +1,24 @@
 //! The only module that knows wasm-bindgen. Each export decodes its arguments, calls
-//! the core, and encodes the result; the decisions are the core's. What this module
-//! still holds besides (issue 17 §1 moves it into the core): the host's objects beside
-//! the core's context ([`host_context`]), the async drivers' run state (the `Agent`
-//! hook's lock, its run tally and report, in [`turn`]), and small JavaScript helpers in
-//! `inline_js` blocks (reading host values without throwing, the summarizer's reply,
-//! abort signals). Errors reach JavaScript as `Error` objects with `name`
+//! the core, and encodes the result; the decisions are the core's, and so is the state
+//! of a run ([`crate::compaction::run`]: its counts, its lock, its report, the
+//! summarizer's reply). What this module holds is the host's own objects and the
+//! awaiting of the host. Errors reach JavaScript as `Error` objects with `name`
 //! `DelegateContextError` and a stable `code` (see [`convert::to_js_error`]).
+//!
+//! | file | what it does |
+//! |---|---|
+//! | [`compaction`] | one-shot exports over a message array: `findCutPoint`, `prepareCompaction`, `serializeConversation`, `reportForParent` |
+//! | [`context`] | the `DelegateContext` class: a handle on a [`host_context::HostContext`], its lock the core's |
+//! | [`convert`] | the crossing: JSON in (with the path of a bad value), JSON out, core errors as JS `Error`s |
+//! | [`delegation`] | the `DelegationRegistry` class and the delegation functions (transcript rows decoded one at a time) |
+//! | [`fallback`] | fallback models, inherited tools, provider overflow, `errorForParent` |
+//! | [`foundation`] | version, token estimates, the budget, the parent context |
+//! | [`host`] | reading host values so that a throwing getter becomes `INVALID_INPUT` with its path |
+//! | [`host_context`] | the core's context beside the host's own message objects (kept by reference, handed back) |
+//! | [`messages`] | host messages read as the core's facts (one `JSON.stringify` per range) |
+//! | [`rows`] | the rows the package writes (messages → rows, the Task row) |
+//! | [`turn`] | the boundary exports and their async drivers: read the config, await the host's summarizer, hand its [`crate::compaction::run::Settled`] to the core |
+//! | `host.js` | the JavaScript these call (no rule: reading, calling, signals), type-checked and tested by itself |
 
 pub mod compaction;
 pub mod context;

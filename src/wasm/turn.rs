@@ -2,34 +2,37 @@
 //! `runDelegateTurn`, `DelegateContext.runTurn` and the pi `Agent` hook
 //! (`createPrepareNextTurn`). Each decodes, then loops over the core's
 //! [`crate::compaction::Turn`]: send the request it asks for to the host's `summarize`,
-//! hand back what came of it as a [`Reply`], until the turn is done. An abort of the
-//! run's signal (or the Agent's) rejects `ABORTED` at once, whether or not the host's
-//! summarizer honours its signal; every failure is a rejection with a code.
+//! decode what came of it (a [`Settled`], which the core reads as a [`Reply`]) and hand
+//! it back, until the turn is done. An abort of the run's signal (or the Agent's) rejects
+//! `ABORTED` at once, whether or not the host's summarizer honours its signal; every
+//! failure is a rejection with a code. The hook's state (its counts, its lock, its
+//! request overhead, its report) is the core's [`Run`]; what it keeps here besides is
+//! the host's objects.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::{Array, Function, Object, Promise, Reflect};
-use serde::Deserialize;
-use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use super::convert::{decode, from_js, state_mut_of, state_of, throw, to_js, to_js_error};
+use super::convert::{
+    decode, from_js, js_to_value, state_mut_of, state_of, throw, to_js, to_js_error,
+};
 use super::host::{self, HostArray};
 use super::host_context::HostContext;
 use super::messages::{facts_at, last_index_of_role};
 use crate::budget::ContextBudget;
+use crate::compaction::run::{Run, Settled, TurnConfig};
 use crate::compaction::tally::RunTally;
 use crate::compaction::turn::{
     unchanged_below_threshold, DelegateTurnOptions, DelegateTurnOutcome, DelegateTurnPreparation,
     SummaryAnswer, TurnOutcomeKind,
 };
-use crate::compaction::{complete_turn, Next, Reply, Turn};
+use crate::compaction::{Next, Reply};
 use crate::error::Error;
 use crate::role::Role;
-use crate::stop_reason::StopReason;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TURN_TYPES: &str = r#"
@@ -57,90 +60,43 @@ export type PrepareNextTurnConfig = TurnConfig & {
 };
 "#;
 
-/// What every boundary step needs besides the messages: the budget of the model the
-/// delegate runs on, that model's id, and the options.
-#[derive(Clone, Debug, Deserialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct TurnConfig {
-    /// `contextBudget(model)` of the model the delegate runs on.
-    pub budget: ContextBudget,
-    /// That model's id (named in `SUBAGENT_CONTEXT_OVERFLOW`).
-    pub model_id: String,
-    #[serde(default)]
-    #[tsify(optional)]
-    pub options: DelegateTurnOptions,
+/// Read `budget`, `modelId` and `options` of `input`, one by one (the rest of it,
+/// messages or callbacks, is not touched): the one decoder of a [`TurnConfig`].
+pub fn read_config(input: &JsValue, path: &str) -> Result<TurnConfig, Error> {
+    if !host::is_object(input) {
+        return Err(Error::invalid(path, "expected an object"));
+    }
+    let field = |key: &str| -> Result<JsValue, Error> { host::prop(input, key, path) };
+    let budget: ContextBudget = decode(&field("budget")?, &host::join(path, "budget"))?;
+    let model_id: String = decode(&field("modelId")?, &host::join(path, "modelId"))?;
+    let options = field("options")?;
+    let options: DelegateTurnOptions = if options.is_undefined() || options.is_null() {
+        DelegateTurnOptions::default()
+    } else {
+        decode(&options, &host::join(path, "options"))?
+    };
+    Ok(TurnConfig {
+        budget,
+        model_id,
+        options,
+    })
 }
 
-impl TurnConfig {
-    /// Decode a configuration object as a whole (one `JSON.stringify`; callbacks and
-    /// signals on it are not read). `options.now` defaults to `Date.now()`.
-    pub fn decode(config: &JsValue, path: &str) -> Result<TurnConfig, Error> {
-        if !host::is_object(config) {
-            return Err(Error::invalid(path, "expected an object"));
-        }
-        let mut config: TurnConfig = decode(config, path)?;
-        if config.options.now.is_none() {
-            config.options.now = Some(js_sys::Date::now());
-        }
-        Ok(config)
-    }
+/// The boundary decision over `ctx` (`prepareDelegateTurn`, `DelegateContext.prepareTurn`).
+pub fn prepare(config: &TurnConfig, ctx: &HostContext) -> Result<JsValue, JsValue> {
+    let turn = throw(config.begin(ctx.core(), js_sys::Date::now()))?;
+    to_js(&turn.assessment().preparation(&config.budget))
+}
 
-    /// Read `budget`, `modelId` and `options` of `input` (the rest of it, messages or
-    /// callbacks, is not touched). `options.now` defaults to `Date.now()`.
-    pub fn read(input: &JsValue, path: &str) -> Result<TurnConfig, Error> {
-        if !host::is_object(input) {
-            return Err(Error::invalid(path, "expected an object"));
-        }
-        let field = |key: &str| -> Result<JsValue, Error> { host::prop(input, key, path) };
-        let budget: ContextBudget = decode(&field("budget")?, "budget")?;
-        let model_id: String = decode(&field("modelId")?, "modelId")?;
-        let options = field("options")?;
-        let mut options: DelegateTurnOptions = if options.is_undefined() || options.is_null() {
-            DelegateTurnOptions::default()
-        } else {
-            decode(&options, "options")?
-        };
-        if options.now.is_none() {
-            options.now = Some(js_sys::Date::now());
-        }
-        Ok(TurnConfig {
-            budget,
-            model_id,
-            options,
-        })
-    }
-
-    /// Begin a boundary over `ctx` with this configuration.
-    pub fn begin(&self, ctx: &HostContext) -> Result<Turn, JsValue> {
-        throw(Turn::begin(
-            ctx.core(),
-            &self.budget,
-            &self.model_id,
-            &self.options,
-        ))
-    }
-
-    /// The boundary decision over `ctx` (`prepareDelegateTurn`, `DelegateContext.prepareTurn`).
-    pub fn prepare(&self, ctx: &HostContext) -> Result<JsValue, JsValue> {
-        to_js(&self.begin(ctx)?.assessment().preparation(&self.budget))
-    }
-
-    /// The second half over `ctx` with `answer` (`completeDelegateTurn`,
-    /// `DelegateContext.completeTurn`): the outcome, and `ctx` rewritten to it.
-    pub fn complete(
-        &self,
-        ctx: &mut HostContext,
-        answer: &SummaryAnswer,
-    ) -> Result<JsValue, JsValue> {
-        let out = throw(complete_turn(
-            ctx.core(),
-            &self.budget,
-            &self.model_id,
-            &self.options,
-            answer,
-        ))?;
-        ctx.apply(&out)
-    }
+/// The second half over `ctx` with `answer` (`completeDelegateTurn`,
+/// `DelegateContext.completeTurn`): the outcome, and `ctx` rewritten to it.
+pub fn complete(
+    config: &TurnConfig,
+    ctx: &mut HostContext,
+    answer: &SummaryAnswer,
+) -> Result<JsValue, JsValue> {
+    let out = throw(config.complete(ctx.core(), js_sys::Date::now(), answer))?;
+    ctx.apply(&out)
 }
 
 /// `answer` of a completion input.
@@ -163,15 +119,7 @@ impl TurnDriver {
     /// Read `summarize`, `signal` and the [`TurnConfig`] of `input` (which may hold the
     /// messages too: its fields are read one by one).
     pub fn read(input: &JsValue, path: &str) -> Result<TurnDriver, Error> {
-        Self::with_config(input, path, TurnConfig::read(input, path)?)
-    }
-
-    /// [`TurnDriver::read`] for a configuration that holds no messages (decoded whole).
-    pub fn decode(config: &JsValue, path: &str) -> Result<TurnDriver, Error> {
-        Self::with_config(config, path, TurnConfig::decode(config, path)?)
-    }
-
-    fn with_config(input: &JsValue, path: &str, config: TurnConfig) -> Result<TurnDriver, Error> {
+        let config = read_config(input, path)?;
         let summarize = function_arg(host::prop(input, "summarize", path)?, "summarize")?;
         let signal = host::prop(input, "signal", path)?;
         Ok(TurnDriver {
@@ -187,75 +135,8 @@ fn function_arg(v: JsValue, path: &str) -> Result<Function, Error> {
         .map_err(|_| Error::invalid(path, "expected a function"))
 }
 
-#[wasm_bindgen(inline_js = r#"
-// {...context, messages}, or the exception a getter of `context` threw.
-export function dc_with_messages(context, messages) {
-  return { ...context, messages };
-}
-// Tell a listener; what it throws or rejects with is dropped (it must not break the loop,
-// and a rejection nobody handles would end a Node process).
-export function dc_notify(listener, value) {
-  try {
-    const p = listener(value);
-    if (p !== null && typeof p === "object" && typeof p.then === "function") p.then(undefined, () => {});
-  } catch (e) { }
-}
-export function dc_aborted(signals) {
-  for (const s of signals) { try { if (s && s.aborted === true) return true; } catch (e) { } }
-  return false;
-}
-export function dc_any_signal(signals) {
-  const live = signals.filter((s) => s != null);
-  if (live.length === 0) return undefined;
-  if (live.length === 1) return live[0];
-  try { if (typeof AbortSignal !== "undefined" && typeof AbortSignal.any === "function") return AbortSignal.any(live); } catch (e) { }
-  return live[0];
-}
-// Calls summarize(request, signal) and settles with {value}, {error} or {aborted}: an
-// abort of any of `signals` wins at once, whatever the summarizer does; the listeners
-// are removed when it settles.
-export function dc_summarize(summarize, request, signal, signals) {
-  return new Promise((resolve) => {
-    let done = false;
-    const live = [];
-    const finish = (r) => {
-      if (done) return;
-      done = true;
-      for (const s of live) { try { s.removeEventListener("abort", onAbort); } catch (e) { } }
-      resolve(r);
-    };
-    const onAbort = () => finish({ aborted: true });
-    for (const s of signals) {
-      try {
-        if (!s) continue;
-        if (s.aborted === true) { finish({ aborted: true }); return; }
-        if (typeof s.addEventListener === "function") { s.addEventListener("abort", onAbort); live.push(s); }
-      } catch (e) { }
-    }
-    let p;
-    try { p = summarize(request, signal); } catch (error) { finish({ error }); return; }
-    Promise.resolve(p).then((value) => finish({ value }), (error) => finish({ error }));
-  });
-}
-// What a summarizer resolved with, read without throwing.
-export function dc_reply(v) {
-  try {
-    if (typeof v === "string") return { kind: "text", text: v };
-    if (v === null || typeof v !== "object") return { kind: "unreadable" };
-    const stopReason = typeof v.stopReason === "string" ? v.stopReason : undefined;
-    const errorMessage = typeof v.errorMessage === "string" ? v.errorMessage : undefined;
-    const c = v.content;
-    let text;
-    if (typeof c === "string") text = c;
-    else if (Array.isArray(c)) text = c.filter((b) => b && b.type === "text" && typeof b.text === "string").map((b) => b.text).join("\n");
-    else if (typeof v.text === "string") text = v.text;
-    else if (stopReason === undefined) return { kind: "unreadable" };
-    return { kind: "message", text: text ?? "", stopReason, errorMessage };
-  } catch (error) {
-    return { kind: "rejected", error };
-  }
-}
-"#)]
+// src/wasm/host.js says what each does.
+#[wasm_bindgen(module = "/src/wasm/host.js")]
 extern "C" {
     #[wasm_bindgen(catch)]
     fn dc_with_messages(context: &JsValue, messages: &Array) -> Result<JsValue, JsValue>;
@@ -268,51 +149,24 @@ extern "C" {
         signal: &JsValue,
         signals: &Array,
     ) -> Promise;
-    fn dc_reply(v: &JsValue) -> JsValue;
 }
 
-fn str_field(v: &JsValue, key: &str) -> Option<String> {
-    Reflect::get(v, &JsValue::from_str(key))
-        .ok()
-        .and_then(|s| s.as_string())
-}
-
-/// The `error` a settled or read result carries.
-fn thrown_in(v: &JsValue) -> JsValue {
-    Reflect::get(v, &JsValue::from_str("error")).unwrap_or(JsValue::UNDEFINED)
-}
-
-/// Send `request` to `summarize` and read what came of it.
+/// Send `request` to `summarize` and await what came of it (an abort of `signals` by the
+/// time it settled wins).
 async fn ask(summarize: &Function, request: &JsValue, signals: &Array) -> Reply {
     let signal = dc_any_signal(signals);
     let settled = JsFuture::from(dc_summarize(summarize, request, &signal, signals)).await;
-    let Ok(settled) = settled else {
-        return Reply::Rejected("the summary request failed".into());
-    };
-    if dc_aborted(signals) || Reflect::has(&settled, &JsValue::from_str("aborted")).unwrap_or(false)
-    {
+    if dc_aborted(signals) {
         return Reply::RunAborted;
     }
-    if Reflect::has(&settled, &JsValue::from_str("error")).unwrap_or(false) {
-        return Reply::Rejected(host::describe_thrown(&thrown_in(&settled)));
-    }
-    let value = Reflect::get(&settled, &JsValue::from_str("value")).unwrap_or(JsValue::UNDEFINED);
-    let reply = dc_reply(&value);
-    match str_field(&reply, "kind").as_deref() {
-        Some("text") => Reply::Text(str_field(&reply, "text").unwrap_or_default()),
-        Some("message") => Reply::Message {
-            text: str_field(&reply, "text").unwrap_or_default(),
-            stop_reason: str_field(&reply, "stopReason")
-                .as_deref()
-                .map(StopReason::parse),
-            error_message: str_field(&reply, "errorMessage"),
+    // dc_summarize never rejects; what it settled with crosses as JSON
+    let settled = match settled.and_then(|s| js_to_value(s, "summary")) {
+        Ok(settled) => Settled::from_value(settled),
+        Err(e) => Settled::Unreadable {
+            reason: host::describe_thrown(&e),
         },
-        Some("rejected") => Reply::Rejected(format!(
-            "reading the summary threw: {}",
-            host::describe_thrown(&thrown_in(&reply))
-        )),
-        _ => Reply::Unreadable,
-    }
+    };
+    settled.into_reply()
 }
 
 /// Drive one boundary over `context` to its outcome (the context itself is not changed:
@@ -329,8 +183,10 @@ pub async fn drive_turn(
     if dc_aborted(&signals) {
         return Err(to_js_error(&Error::Aborted));
     }
-    let config = &driver.config;
-    let mut turn = config.begin(&*state_of(context, "delegate context")?)?;
+    let mut turn = {
+        let ctx = state_of(context, "delegate context")?;
+        throw(driver.config.begin(ctx.core(), js_sys::Date::now()))?
+    };
     loop {
         let request = {
             let ctx = state_of(context, "delegate context")?;
@@ -392,13 +248,13 @@ fn below_threshold_check(
 pub fn prepare_delegate_turn(
     #[wasm_bindgen(unchecked_param_type = "DelegateTurnInput")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let config = throw(TurnConfig::read(&input, "input"))?;
+    let config = throw(read_config(&input, "input"))?;
     let messages = throw(host::prop(&input, "messages", "input"))?;
     let array = throw(HostArray::new(&messages, "messages", "messages"))?;
     if let Some(p) = throw(below_threshold_check(&array, &config))? {
         return to_js(&p);
     }
-    config.prepare(&throw(HostContext::of(&messages, "messages"))?)
+    prepare(&config, &throw(HostContext::of(&messages, "messages"))?)
 }
 
 /// The second half of a boundary step: the next context for the summary text(s) in
@@ -412,10 +268,14 @@ pub fn prepare_delegate_turn(
 pub fn complete_delegate_turn(
     #[wasm_bindgen(unchecked_param_type = "DelegateTurnCompletion")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let config = throw(TurnConfig::read(&input, "input"))?;
+    let config = throw(read_config(&input, "input"))?;
     let answer = answer_of(&input)?;
     let messages = throw(host::prop(&input, "messages", "input"))?;
-    config.complete(&mut throw(HostContext::of(&messages, "messages"))?, &answer)
+    complete(
+        &config,
+        &mut throw(HostContext::of(&messages, "messages"))?,
+        &answer,
+    )
 }
 
 /// The whole boundary step, asynchronously: decide, call `summarize(request, signal)`
@@ -480,85 +340,47 @@ fn start_run_turn(input: &JsValue) -> Result<RunStart, Error> {
     Ok(RunStart::Drive(Rc::new(RefCell::new(ctx)), driver))
 }
 
-/// What `createPrepareNextTurn`'s `onOutcome` receives after each boundary.
-#[derive(Clone, Debug, serde::Serialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct DelegateTurnReport {
-    pub outcome: TurnOutcomeKind,
-    pub tokens_before: u64,
-    pub tokens_after: u64,
-    pub hard_limit: u64,
-    pub summarized_messages: usize,
-    pub dropped_messages: usize,
-    pub dropped_tokens: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub reason: Option<crate::compaction::DegradeReason>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub summary_error: Option<String>,
-    /// Boundaries seen so far by this hook.
-    pub boundaries: u32,
-    /// For the delegation summary: compactions (and degradations) so far.
-    pub context_compactions: u32,
-    /// For the delegation summary: whether the run has lost history.
-    pub context_degraded: bool,
-    /// The run's counts so far (give them to `reportForParent` with the final report).
-    pub run: RunTally,
+/// The Agent context's system prompt and tools, compared by identity (`Object.is`): the
+/// key of the run's request overhead.
+struct Overhead {
+    system: JsValue,
+    tools: JsValue,
 }
 
-impl DelegateTurnReport {
-    fn new(out: &DelegateTurnOutcome, run: &RunTally) -> Self {
-        DelegateTurnReport {
-            outcome: out.outcome,
-            tokens_before: out.tokens_before,
-            tokens_after: out.tokens_after,
-            hard_limit: out.hard_limit,
-            summarized_messages: out.summarized_messages,
-            dropped_messages: out.dropped_messages,
-            dropped_tokens: out.dropped_tokens,
-            reason: out.reason,
-            summary_error: out.summary_error.clone(),
-            boundaries: run.boundaries,
-            context_compactions: run.context_compactions,
-            context_degraded: run.context_degraded,
-            run: run.clone(),
-        }
+impl PartialEq for Overhead {
+    fn eq(&self, other: &Self) -> bool {
+        Object::is(&self.system, &other.system) && Object::is(&self.tools, &other.tools)
     }
 }
 
-/// The state one hook keeps across the Agent's turns.
+impl Overhead {
+    fn of(context: &JsValue) -> Result<Overhead, Error> {
+        Ok(Overhead {
+            system: host::prop(context, "systemPrompt", "ctx.context")?,
+            tools: host::prop(context, "tools", "ctx.context")?,
+        })
+    }
+
+    /// `requestOverheadTokens` of the system prompt and tools.
+    fn tokens(&self) -> Result<f64, Error> {
+        let tools = if self.tools.is_undefined() || self.tools.is_null() {
+            None
+        } else {
+            Some(
+                super::convert::js_to_value(self.tools.clone(), "ctx.context.tools")
+                    .map_err(|_| Error::invalid("ctx.context.tools", "not JSON data"))?,
+            )
+        };
+        let system = self.system.as_string();
+        Ok(crate::tokens::request_overhead_tokens(system.as_deref(), tools.as_ref()) as f64)
+    }
+}
+
+/// What one hook holds across the Agent's turns: the delegate's context (the host's
+/// objects beside the core's facts) and the core's [`Run`].
 struct HookState {
     context: Rc<RefCell<HostContext>>,
-    run: RunTally,
-    /// The system prompt and tools the overhead was computed for, and the result.
-    overhead: Option<(JsValue, JsValue, f64)>,
-    busy: bool,
-}
-
-/// Tokens of the Agent context that are not messages: system prompt and tool schemas
-/// (`requestOverheadTokens`), recomputed only when they change.
-fn context_overhead(state: &mut HookState, context: &JsValue) -> Result<f64, Error> {
-    let system = host::prop(context, "systemPrompt", "ctx.context")?;
-    let tools = host::prop(context, "tools", "ctx.context")?;
-    if let Some((s, t, v)) = &state.overhead {
-        if Object::is(s, &system) && Object::is(t, &tools) {
-            return Ok(*v);
-        }
-    }
-    let tools_value = if tools.is_undefined() || tools.is_null() {
-        None
-    } else {
-        Some(
-            super::convert::js_to_value(tools.clone(), "ctx.context.tools")
-                .map_err(|_| Error::invalid("ctx.context.tools", "not JSON data"))?,
-        )
-    };
-    let v =
-        crate::tokens::request_overhead_tokens(system.as_string().as_deref(), tools_value.as_ref())
-            as f64;
-    state.overhead = Some((system, tools, v));
-    Ok(v)
+    run: Run<Overhead>,
 }
 
 /// One boundary of the hook: sync the context with the Agent's messages, decide, and
@@ -570,13 +392,9 @@ async fn hook_step(
     ctx: JsValue,
     loop_signal: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let (context, config, holder) = {
+    let (context, config, holder, held) = {
         let mut s = state_mut_of(&state, "hook")?;
-        if s.busy {
-            return Err(to_js_error(&Error::InvalidState {
-                message: "the hook was called again before its previous call settled".into(),
-            }));
-        }
+        let held = throw(s.run.lock().acquire())?;
         let context = throw(host::prop(&ctx, "context", "ctx"))?;
         if !host::is_object(&context) {
             return Err(to_js_error(&Error::invalid(
@@ -585,14 +403,13 @@ async fn hook_step(
             )));
         }
         let messages = throw(host::prop(&context, "messages", "ctx.context"))?;
-        let mut config = driver.config.clone();
-        if config.options.overhead_tokens.is_none() {
-            config.options.overhead_tokens = Some(throw(context_overhead(&mut s, &context))?);
-        }
-        config.options.now = Some(js_sys::Date::now());
+        let config = throw(s.run.step_config(
+            js_sys::Date::now(),
+            || Overhead::of(&context),
+            Overhead::tokens,
+        ))?;
         throw(state_mut_of(&s.context, "hook")?.sync(&messages, "ctx.context.messages"))?;
-        s.busy = true;
-        (context, config, s.context.clone())
+        (context, config, s.context.clone(), held)
     };
     let step = TurnDriver {
         config,
@@ -600,13 +417,9 @@ async fn hook_step(
         signal: driver.signal.clone(),
     };
     let result = drive_turn(&holder, &step, &[loop_signal]).await;
-    state_mut_of(&state, "hook")?.busy = false;
+    drop(held);
     let out = result?;
-    let report = {
-        let mut s = state_mut_of(&state, "hook")?;
-        s.run.record(&out);
-        DelegateTurnReport::new(&out, &s.run)
-    };
+    let report = state_mut_of(&state, "hook")?.run.record(&out);
     let next = if out.outcome == TurnOutcomeKind::Unchanged {
         JsValue::UNDEFINED
     } else {
@@ -669,9 +482,7 @@ pub fn create_prepare_next_turn(
     };
     let state = Rc::new(RefCell::new(HookState {
         context: Rc::new(RefCell::new(HostContext::new())),
-        run: RunTally::continued(previous.as_ref()),
-        overhead: None,
-        busy: false,
+        run: Run::new(driver.config.clone(), previous.as_ref()),
     }));
     let hook = move |ctx: JsValue, loop_signal: JsValue| -> Promise {
         future_to_promise(hook_step(

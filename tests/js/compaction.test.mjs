@@ -332,3 +332,42 @@ test("a rewritten context reuses the caller's own message objects: nothing is co
   assert.equal(degraded.outcome, "degraded");
   assert.equal(degraded.messages.at(-1), ms.at(-1));
 });
+
+test("the hook keeps a host's own options.now: the summary it writes carries that timestamp (issue 17 §1)", async () => {
+  // the hook used to overwrite options.now with Date.now() at every boundary
+  const hook = dc.createPrepareNextTurn({ budget, modelId: MODEL, summarize: async () => "## Goal\nread", options: { now: 4242 } });
+  const next = await hook({ context: { systemPrompt: "s", messages: session(8), tools: [] } });
+  assert.equal(next.context.messages[1].role, "compactionSummary");
+  assert.equal(next.context.messages[1].timestamp, 4242);
+  // without one, the step's clock
+  const t0 = Date.now();
+  const clocked = await dc.createPrepareNextTurn({ budget, modelId: MODEL, summarize: async () => "## Goal\nread" })({ context: { systemPrompt: "s", messages: session(8) } });
+  assert.ok(clocked.context.messages[1].timestamp >= t0);
+});
+
+test("one boundary at a time: a runTurn holds its context from the call on, the hook refuses a second call (issue 17 §1)", async () => {
+  const ctx = new dc.DelegateContext(session(8));
+  let release;
+  const pending = ctx.runTurn({ budget, modelId: MODEL, summarize: () => new Promise((r) => { release = r; }) });
+  // at once, before the promise first runs: the context the boundary began from must not change
+  expectCode(assert, () => ctx.push([{ role: "user", content: "late", timestamp: 1 }]), "INVALID_STATE");
+  expectCode(assert, () => ctx.completeTurn({ budget, modelId: MODEL }), "INVALID_STATE");
+  await assert.rejects(ctx.runTurn({ budget, modelId: MODEL, summarize: async () => "s" }), { code: "INVALID_STATE" });
+  await new Promise((r) => setTimeout(r, 10));
+  release("## Goal\nread");
+  const out = await pending;
+  assert.equal(out.outcome, "compacted");
+  assert.equal(ctx.push([{ role: "user", content: "next", timestamp: 2 }]), out.messages.length + 1, "free again once it settled");
+  // a runTurn whose configuration is refused holds nothing
+  await assert.rejects(ctx.runTurn({ budget, modelId: MODEL, summarize: 3 }), { code: "INVALID_INPUT" });
+  assert.equal(typeof ctx.push([]), "number");
+  ctx.free();
+
+  let settle;
+  const hook = dc.createPrepareNextTurn({ budget, modelId: MODEL, summarize: () => new Promise((r) => { settle = r; }) });
+  const first = hook({ context: { systemPrompt: "s", messages: session(8) } });
+  await new Promise((r) => setTimeout(r, 10));
+  await assert.rejects(hook({ context: { systemPrompt: "s", messages: session(8) } }), { code: "INVALID_STATE", message: /called again/ });
+  settle("## Goal\nread");
+  assert.ok(await first);
+});
