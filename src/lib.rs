@@ -44,25 +44,50 @@
 //! Everything above is plain Rust, tested natively. [`wasm`] is the only module that
 //! knows wasm-bindgen: it decodes, calls the core, encodes.
 
-pub mod budget;
-pub mod compaction;
-pub mod decode;
-pub mod delegation;
-pub mod error;
-pub mod facts;
-pub mod fallback;
-pub mod js_text;
-pub mod json_scan;
-pub mod llm_text;
-pub mod message;
-pub mod order;
-pub mod overflow;
-pub mod parent;
-pub mod role;
-pub mod stop_reason;
-pub mod text_table;
-pub mod tokens;
-pub mod transcript;
+// Dead code fails the build (issue 17 §4). The wasm32 build -- the one users get -- sees
+// the core as private modules, so its only roots are the wasm-bindgen exports in [`wasm`]
+// (and `version`): an item nothing reaches from them is dead, and `deny` makes that an
+// error in `wasm-pack build` and in the boundary tests' build alike. Native builds keep
+// the modules `pub` for the integration tests (tests/*.rs), fuzz/ and examples/. One crate
+// with two visibilities rather than a core crate and a binding crate: the same rustc
+// lint with no second Cargo.toml, no re-exports to keep in step, one set of tests.
+// An item only the native tests use is marked `#[cfg(not(target_arch = "wasm32"))]`.
+#![cfg_attr(target_arch = "wasm32", deny(dead_code, unused_imports))]
+
+/// Declares core modules: private on wasm32 (so rustc sees what the exports leave
+/// unused), public on native (for tests/, fuzz/ and examples/).
+macro_rules! core_modules {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[cfg(target_arch = "wasm32")]
+            mod $name;
+            #[cfg(not(target_arch = "wasm32"))]
+            pub mod $name;
+        )*
+    };
+}
+
+core_modules!(
+    budget,
+    compaction,
+    decode,
+    delegation,
+    error,
+    facts,
+    fallback,
+    js_text,
+    json_scan,
+    llm_text,
+    message,
+    order,
+    overflow,
+    parent,
+    role,
+    stop_reason,
+    text_table,
+    tokens,
+    transcript,
+);
 pub mod wasm;
 
 pub use error::{Error, Result};

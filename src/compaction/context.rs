@@ -234,12 +234,3 @@ impl DelegateContext {
         }
     }
 }
-
-impl AgentMessage {
-    /// This message's facts, read through its JSON text as a host message would be.
-    pub fn facts(&self, path: &str) -> Result<MessageFacts> {
-        let value =
-            serde_json::to_value(self).map_err(|e| crate::Error::invalid(path, e.to_string()))?;
-        MessageFacts::from_json(&crate::js_text::json_stringify(&value), path)
-    }
-}

@@ -292,13 +292,13 @@ pub fn with_cut_at(ctx: &DelegateContext, plan: &CompactionPlan, index: usize) -
 pub struct CompactionPreparation {
     /// `messages.slice(compactableStart, historyEnd)`.
     #[tsify(type = "AgentMessage[]")]
-    pub messages_to_summarize: Span,
+    pub messages_to_summarize: MessageRange,
     /// `messages.slice(turnStart, firstKeptIndex)` of a split turn, else empty.
     #[tsify(type = "AgentMessage[]")]
-    pub turn_prefix_messages: Span,
+    pub turn_prefix_messages: MessageRange,
     /// `messages.slice(firstKeptIndex)`.
     #[tsify(type = "AgentMessage[]")]
-    pub retained_tail: Span,
+    pub retained_tail: MessageRange,
     pub is_split_turn: bool,
     /// `estimateContextTokens` over the context (failed, aborted, deferred assistants excluded).
     pub tokens_before: f64,
@@ -316,12 +316,12 @@ pub struct CompactionPreparation {
 
 /// A range of the input array, `start..end`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Span {
+pub struct MessageRange {
     pub start: usize,
     pub end: usize,
 }
 
-impl Span {
+impl MessageRange {
     /// Number of messages.
     pub fn len(&self) -> usize {
         self.end.saturating_sub(self.start)
@@ -336,9 +336,9 @@ impl Span {
     }
 }
 
-impl From<std::ops::Range<usize>> for Span {
+impl From<std::ops::Range<usize>> for MessageRange {
     fn from(r: std::ops::Range<usize>) -> Self {
-        Span {
+        MessageRange {
             start: r.start,
             end: r.end.max(r.start),
         }

@@ -48,16 +48,6 @@ fn trimmed_nonempty(s: Option<&str>) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The brief: the Task row of `first_tool_call_id` (later copy wins), its
-/// `toolArgs.task` trimmed. `None` when the row, its arguments or the task are missing.
-pub fn chain_brief(rows: &[UiMessage], first_tool_call_id: &str) -> Option<String> {
-    let row = rows
-        .iter()
-        .rev()
-        .find(|row| row.is_task_row() && row.task_call_id() == first_tool_call_id)?;
-    trimmed_nonempty(str_field(&row.tool_args_object()?, "task"))
-}
-
 /// The one-line objective of a Task call: `description` if non-blank, else `task`
 /// (both trimmed); `""` when neither.
 pub fn objective_from_args(args: &Map<String, Value>) -> String {
@@ -206,8 +196,6 @@ mod tests {
         let reads = count_chain_reads(&sel);
         assert_eq!(reads.files, ["a.rs", "*.rs"]);
         assert_eq!(reads.lines, 6); // 4 (later copy of r1) + 0 (empty) + 2
-        assert_eq!(chain_brief(&rows, "t1").as_deref(), Some("look"));
-        assert_eq!(chain_brief(&rows, "t2"), None);
     }
 
     #[test]

@@ -19,9 +19,12 @@ pub const TS_ERROR: &str = crate::error::TS_DECLARATION;
 #[wasm_bindgen(typescript_custom_section)]
 const _: &str = crate::error::TS_DECLARATION;
 
-// pi's message types, declared in the core next to the Rust types they describe.
+// pi's message types, declared in the core next to the Rust types they describe. Named
+// (like `TS_ERROR`): rustc does not count wasm-bindgen's section as a use of the core's
+// constant, and on wasm32 an unused item fails the build (src/lib.rs).
+pub const TS_MESSAGES: &str = crate::message::TS_DECLARATION;
 #[wasm_bindgen(typescript_custom_section)]
-const _: &str = crate::message::TS_DECLARATION;
+const _: &str = TS_MESSAGES;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_ERROR_GUARD: &str = r#"
