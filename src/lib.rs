@@ -15,8 +15,11 @@
 //! | host-contract §1 | a message's `role` | [`role`] |
 //! | host-contract §1 | an assistant's `stopReason`; what a failed assistant is | [`stop_reason`] |
 //! | host-contract §1 | pi's closed string sets read both ways (role, stopReason) | [`text_table`] |
-//! | host-contract §1–2 | what the decisions need of a host message, read once from its JSON text | [`facts`], [`json_scan`] |
-//! | host-contract §3 | how pi writes a message for a summary request: its constants (`convertToLlm` wrappers, the 2,000-character tool-result cut) and the cut | [`llm_text`]; each message's parts are written by [`facts`] as it reads the message |
+//! | host-contract §1–2 | what the decisions need of a host message (`AgentMessage::facts`), read once from its JSON text | [`facts`] (`facts/mod.rs`), [`json_scan`] |
+//! | host-contract §1 | a host message's fields checked by type, refused in the serde decoder's words | `facts/validate.rs` |
+//! | host-contract §2, ADR 0299 §3 | a message's `content`: characters, tool calls, file operations | `facts/content.rs` |
+//! | ADR 0299 §3–4 | the library's marks on a `compactionSummary` (file lists, retained messages, degrade counts) | [`facts::SummaryMarks`] (`facts/marks.rs`) |
+//! | host-contract §3 | how pi writes a message for a summary request: each role's parts, the `convertToLlm` wrappers, a tool call's line, a bash execution's text, the 2,000-character tool-result cut | [`llm_text`] |
 //! | host-contract §2 | JavaScript string lengths, `JSON.stringify` sizes and numbers | [`js_text`] |
 //! | host-contract §2 | `estimateTokens`, `estimateContextTokens` (the usage anchor, once), the request overhead | [`tokens`] |
 //! | ADR 0299 §1–2 | the budget of the model a delegate runs on | [`budget`] |

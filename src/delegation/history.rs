@@ -6,7 +6,7 @@
 //! - [`select_chain_rows`]: rows written during one of the chain's Task calls
 //!   (`parentToolCallId`) by the chain's agent (normalised), in transcript order,
 //!   duplicate copies collapsed (later copy wins).
-//! - [`chain_brief`] / [`objective_from_args`]: the original task and the one-line label.
+//! - [`objective_from_args`]: the one-line label of a Task call.
 //! - [`count_chain_reads`]: files and lines of the read-only tools.
 //! - [`run_replays_anything`]: whether a run's rows convert to anything besides an echo
 //!   of the brief (the brief itself is always seeded).

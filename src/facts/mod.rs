@@ -16,10 +16,10 @@
 //! their fields with their types (the path of a bad value is reported); unknown roles and
 //! block types are kept and count 0 tokens, like pi.
 //!
-//! Where each part lives: this file reads a message and holds its facts; [`validate`]
-//! checks the fields (the serde decoder's wording); [`content`] reads `content`; [`marks`]
-//! reads the library's own marks on a summary; pi's wording of the parts, for a summary
-//! request, is [`crate::llm_text`]'s.
+//! Where each part lives: this file reads a message and holds its facts; `validate.rs`
+//! checks the fields (the serde decoder's wording); `content.rs` reads `content`;
+//! `marks.rs` reads the library's own marks on a summary ([`SummaryMarks`]); pi's wording
+//! of the parts, for a summary request, is [`crate::llm_text`]'s.
 
 mod content;
 mod marks;
