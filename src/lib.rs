@@ -91,7 +91,15 @@ core_modules!(
     tokens,
     transcript,
 );
+// The binding: its exports are the wasm32 build's roots. Public natively, and for the
+// boundary tests (tests/wasm, feature `boundary-tests`), which call the exports by their
+// Rust paths; private in the build users get, so that a core type's public method that
+// nothing calls is dead too (a public `wasm` would make every type in its signatures,
+// and so each of their public methods, reachable).
+#[cfg(any(not(target_arch = "wasm32"), feature = "boundary-tests"))]
 pub mod wasm;
+#[cfg(all(target_arch = "wasm32", not(feature = "boundary-tests")))]
+mod wasm;
 
 pub use error::{Error, Result};
 

@@ -321,21 +321,6 @@ pub struct MessageRange {
     pub end: usize,
 }
 
-impl MessageRange {
-    /// Number of messages.
-    pub fn len(&self) -> usize {
-        self.end.saturating_sub(self.start)
-    }
-    /// Whether it holds none.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-    /// As a range.
-    pub fn range(&self) -> std::ops::Range<usize> {
-        self.start..self.end.max(self.start)
-    }
-}
-
 impl From<std::ops::Range<usize>> for MessageRange {
     fn from(r: std::ops::Range<usize>) -> Self {
         MessageRange {
@@ -460,7 +445,8 @@ mod tests {
         assert_eq!(p.compactable_start, 2);
         assert_eq!(p.previous_summary.as_deref(), Some("old"));
         assert_eq!(p.first_kept_index, 5);
-        assert_eq!(p.messages_to_summarize.len(), 3);
+        let history = p.messages_to_summarize;
+        assert_eq!(history.end - history.start, 3);
         assert!(!p.is_split_turn);
         assert_eq!(p.file_ops.read, vec!["z.rs", "a.rs", "b.rs"]);
         assert_eq!(p.file_ops.edited, vec!["m.rs"]);
