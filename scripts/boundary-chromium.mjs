@@ -34,7 +34,7 @@ function freePort() {
 /** Start the runner's server; resolves with [child, url] once it listens. */
 async function startServer() {
   const port = await freePort();
-  const child = spawn("cargo", ["test", "--target", "wasm32-unknown-unknown", "--test", "wasm"], {
+  const child = spawn("cargo", ["test", "--target", "wasm32-unknown-unknown", "--features", "boundary-tests", "--test", "wasm"], {
     env: {
       ...process.env,
       NO_HEADLESS: "1",

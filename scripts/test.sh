@@ -80,7 +80,8 @@ layer "bootstrap (install what is missing)" bash scripts/bootstrap.sh
 source scripts/env.sh
 
 # --- the boundary binary ---------------------------------------------------------------
-# What `wasm-pack test --node|--headless --chrome|--headless --firefox -- --test wasm` runs,
+# What `wasm-pack test --node|--headless --chrome|--headless --firefox --features
+# boundary-tests -- --test wasm` runs (the feature: Cargo.toml says why),
 # without its `cargo build --tests` step (that step also compiles the library's own unit
 # tests for wasm, which nothing runs there): cargo test with the wasm-bindgen test runner.
 # WASM_BINDGEN_USE_BROWSER runs the node-configured tests in a browser (they are not
@@ -94,11 +95,11 @@ export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-120}
 boundary() { # boundary RUNTIME: run the binary there; fails unless a test ran and all passed
   local out="$logs/boundary-$1.out" rc=0
   case $1 in
-    node) WASM_BINDGEN_TEST_ONLY_NODE=1 cargo test --target wasm32-unknown-unknown --test wasm >"$out" 2>&1 || rc=$? ;;
+    node) WASM_BINDGEN_TEST_ONLY_NODE=1 cargo test --target wasm32-unknown-unknown --features boundary-tests --test wasm >"$out" 2>&1 || rc=$? ;;
     # Chromium through playwright-core (see the script: chromedriver's page loads hung)
     chrome) node scripts/boundary-chromium.mjs >"$out" 2>&1 || rc=$? ;;
     firefox) WASM_BINDGEN_USE_BROWSER=1 WASM_BINDGEN_TEST_ONLY_WEB=1 GECKODRIVER=$(command -v geckodriver) \
-      cargo test --target wasm32-unknown-unknown --test wasm >"$out" 2>&1 || rc=$? ;;
+      cargo test --target wasm32-unknown-unknown --features boundary-tests --test wasm >"$out" 2>&1 || rc=$? ;;
   esac
   cat "$out"
   [ $rc -eq 0 ] || return $rc
@@ -109,7 +110,7 @@ rust_lane() {
   layer "native: cargo test" cargo test --quiet
   layer "native: cargo doc (every doc link resolves)" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
   # tests/wasm/ is one test binary; the native-only test files are not built for wasm
-  layer "boundary: build the wasm test binary" cargo test --quiet --target wasm32-unknown-unknown --test wasm --no-run
+  layer "boundary: build the wasm test binary" cargo test --quiet --target wasm32-unknown-unknown --features boundary-tests --test wasm --no-run
   layer "boundary: Node" boundary node
 }
 package_lane() {

@@ -15,8 +15,11 @@
 //! | host-contract §1 | a message's `role` | [`role`] |
 //! | host-contract §1 | an assistant's `stopReason`; what a failed assistant is | [`stop_reason`] |
 //! | host-contract §1 | pi's closed string sets read both ways (role, stopReason) | [`text_table`] |
-//! | host-contract §1–2 | what the decisions need of a host message, read once from its JSON text | [`facts`], [`json_scan`] |
-//! | host-contract §3 | how pi writes a message for a summary request: its constants (`convertToLlm` wrappers, the 2,000-character tool-result cut) and the cut | [`llm_text`]; each message's parts are written by [`facts`] as it reads the message |
+//! | host-contract §1–2 | what the decisions need of a host message (`AgentMessage::facts`), read once from its JSON text | [`facts`] (`facts/mod.rs`), [`json_scan`] |
+//! | host-contract §1 | a host message's fields checked by type, refused in the serde decoder's words | `facts/validate.rs` |
+//! | host-contract §2, ADR 0299 §3 | a message's `content`: characters, tool calls, file operations | `facts/content.rs` |
+//! | ADR 0299 §3–4 | the library's marks on a `compactionSummary` (file lists, retained messages, degrade counts) | [`facts::SummaryMarks`] (`facts/marks.rs`) |
+//! | host-contract §3 | how pi writes a message for a summary request: each role's parts, the `convertToLlm` wrappers, a tool call's line, a bash execution's text, the 2,000-character tool-result cut | [`llm_text`] |
 //! | host-contract §2 | JavaScript string lengths, `JSON.stringify` sizes and numbers | [`js_text`] |
 //! | host-contract §2 | `estimateTokens`, `estimateContextTokens` (the usage anchor, once), the request overhead | [`tokens`] |
 //! | ADR 0299 §1–2 | the budget of the model a delegate runs on | [`budget`] |
@@ -44,26 +47,59 @@
 //! Everything above is plain Rust, tested natively. [`wasm`] is the only module that
 //! knows wasm-bindgen: it decodes, calls the core, encodes.
 
-pub mod budget;
-pub mod compaction;
-pub mod decode;
-pub mod delegation;
-pub mod error;
-pub mod facts;
-pub mod fallback;
-pub mod js_text;
-pub mod json_scan;
-pub mod llm_text;
-pub mod message;
-pub mod order;
-pub mod overflow;
-pub mod parent;
-pub mod role;
-pub mod stop_reason;
-pub mod text_table;
-pub mod tokens;
-pub mod transcript;
+// Dead code fails the build (issue 17 §4). The wasm32 build -- the one users get -- sees
+// the core as private modules, so its only roots are the wasm-bindgen exports in [`wasm`]
+// (and `version`): an item nothing reaches from them is dead, and `deny` makes that an
+// error in `wasm-pack build` and in the boundary tests' build alike. Native builds keep
+// the modules `pub` for the integration tests (tests/*.rs), fuzz/ and examples/. One crate
+// with two visibilities rather than a core crate and a binding crate: the same rustc
+// lint with no second Cargo.toml, no re-exports to keep in step, one set of tests.
+// An item only the native tests use is marked `#[cfg(not(target_arch = "wasm32"))]`.
+#![cfg_attr(target_arch = "wasm32", deny(dead_code, unused_imports))]
+
+/// Declares core modules: private on wasm32 (so rustc sees what the exports leave
+/// unused), public on native (for tests/, fuzz/ and examples/).
+macro_rules! core_modules {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[cfg(target_arch = "wasm32")]
+            mod $name;
+            #[cfg(not(target_arch = "wasm32"))]
+            pub mod $name;
+        )*
+    };
+}
+
+core_modules!(
+    budget,
+    compaction,
+    decode,
+    delegation,
+    error,
+    facts,
+    fallback,
+    js_text,
+    json_scan,
+    llm_text,
+    message,
+    order,
+    overflow,
+    parent,
+    role,
+    stop_reason,
+    text_table,
+    tokens,
+    transcript,
+);
+// The binding: its exports are the wasm32 build's roots. Public natively, and for the
+// boundary tests (tests/wasm, feature `boundary-tests`), which call the exports by their
+// Rust paths; private in the build users get, so that a core type's public method that
+// nothing calls is dead too (a public `wasm` would make every type in its signatures,
+// and so each of their public methods, reachable).
+#[cfg(any(not(target_arch = "wasm32"), feature = "boundary-tests"))]
 pub mod wasm;
+#[cfg(all(target_arch = "wasm32", not(feature = "boundary-tests")))]
+mod wasm;
 
 pub use error::{Error, Result};
 

@@ -125,6 +125,7 @@ where
 }
 
 /// pi's `estimateContextTokens(messages)`.
+#[cfg(not(target_arch = "wasm32"))] // for the native tests
 pub fn estimate_context_tokens(messages: &[AgentMessage]) -> crate::Result<ContextTokenEstimate> {
     let facts = messages
         .iter()
@@ -137,6 +138,7 @@ pub fn estimate_context_tokens(messages: &[AgentMessage]) -> crate::Result<Conte
 /// Sum of per-message estimates, ignoring provider usage. After a compaction or a
 /// truncation the recorded usage no longer describes the context, so decisions about a
 /// rewritten context use this figure.
+#[cfg(not(target_arch = "wasm32"))] // for the native tests
 pub fn sum_estimates(messages: &[AgentMessage]) -> u64 {
     messages.iter().map(estimate_tokens).sum()
 }

@@ -18,9 +18,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 
 use delegate_context::delegation::{
-    seed_delegate_messages, select_chain_rows, ChainSelector, IdSource, ModelBinding, Registry,
-    ResumeRequest, SeedInput, SeedResult, SettleDelegation, SettleStatus, StartDelegation,
-    MAX_RESUMABLE_CHAINS_PER_AGENT,
+    seed_delegate_messages, select_chain_rows, ChainSelector, IdSource, ModelBinding,
+    RebuildSkipReason, Registry, ResumeRequest, SeedInput, SeedResult, SettleDelegation,
+    SettleStatus, StartDelegation, MAX_RESUMABLE_CHAINS_PER_AGENT,
 };
 use delegate_context::message::{AgentMessage, ContentBlock};
 use delegate_context::tokens::{estimate_tokens, sum_estimates};
@@ -799,7 +799,7 @@ impl Host {
             rebuilt
                 .rebuild_skips()
                 .iter()
-                .all(|skip| skip.reason.as_str() != "PARENT_GONE"),
+                .all(|skip| skip.reason != RebuildSkipReason::ParentGone),
             "{:?}",
             rebuilt.rebuild_skips()
         );

@@ -455,7 +455,7 @@ fn model_binding_and_definition_on_resume() {
     let s3 = reg.start(&r2, None).unwrap();
     assert_eq!(s3.model_binding.key.as_deref(), Some("acct1/o3"));
     assert_eq!(s3.model_changed_from.as_deref(), Some("gpt-5"));
-    let codes: Vec<&str> = s3.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    let codes: Vec<Value> = s3.diagnostics.iter().map(|d| json!(d.code)).collect();
     assert_eq!(codes, ["MODEL_CHANGED", "DEFINITION_CHANGED"]);
     // bad candidates: INVALID_INPUT, nothing started
     reg.settle(&settle(&s3.delegation_id, SettleStatus::Completed, 1))
@@ -989,7 +989,12 @@ fn clause12_skips_are_reported() {
     let skips: Vec<(String, String)> = reg
         .rebuild_skips()
         .iter()
-        .map(|s| (s.tool_call_id.clone(), s.reason.as_str().to_string()))
+        .map(|s| {
+            (
+                s.tool_call_id.clone(),
+                json!(s.reason).as_str().unwrap_or("").to_string(),
+            )
+        })
         .collect();
     let want: Vec<(String, String)> = [
         ("t1", "NO_DELEGATION_ID"),

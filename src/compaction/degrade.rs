@@ -65,6 +65,7 @@ fn history_start(ctx: &DelegateContext) -> usize {
 /// keepable. Clause 5's `SUBAGENT_CONTEXT_OVERFLOW` means the brief, the degrade note and
 /// these messages do not fit. The one definition: [`degrade`] keeps it, and the property
 /// tests judge an overflow by it.
+#[cfg(not(target_arch = "wasm32"))] // for the native tests
 pub fn newest_unit(ctx: &DelegateContext) -> Option<Range<usize>> {
     let all = units(ctx, history_start(ctx));
     newest_of(&all).map(|n| all[n].range.clone())

@@ -30,13 +30,20 @@ pub mod summary;
 pub mod tally;
 pub mod turn;
 
-pub use context::{DelegateContext, Item};
-pub use cut::{find_cut_point, CutPoint};
-pub use prepare::{prepare_compaction, CompactionPreparation, CompactionSettings, FileOps};
-pub use step::{complete_delegate_turn, complete_turn, prepare_delegate_turn, Next, Reply, Turn};
-pub use summary::{build_summary_request, serialize_conversation, SummaryKind, SummaryRequest};
-pub use tally::{report_for_parent, ParentBoundReport, ReportInput, RunTally};
-pub use turn::{
-    DegradeReason, DelegateTurnOptions, DelegateTurnOutcome, DelegateTurnPreparation,
-    SummaryAnswer, TurnAction, TurnKind, TurnOutcomeKind,
+pub use step::{Next, Reply};
+
+// Re-exported for the native tests (tests/*.rs, fuzz/): on wasm32 nothing imports these
+// paths, and an unused import fails that build (src/lib.rs says why).
+#[cfg(not(target_arch = "wasm32"))]
+pub use {
+    context::{DelegateContext, Item},
+    cut::{find_cut_point, CutPoint},
+    prepare::{prepare_compaction, CompactionPreparation, CompactionSettings, FileOps},
+    step::{complete_delegate_turn, complete_turn, prepare_delegate_turn, Turn},
+    summary::{build_summary_request, SummaryKind, SummaryRequest},
+    tally::{report_for_parent, ParentBoundReport, ReportInput, RunTally},
+    turn::{
+        DegradeReason, DelegateTurnOptions, DelegateTurnOutcome, DelegateTurnPreparation, SummaryAnswer,
+        TurnAction, TurnKind, TurnOutcomeKind,
+    },
 };

@@ -292,13 +292,13 @@ pub fn with_cut_at(ctx: &DelegateContext, plan: &CompactionPlan, index: usize) -
 pub struct CompactionPreparation {
     /// `messages.slice(compactableStart, historyEnd)`.
     #[tsify(type = "AgentMessage[]")]
-    pub messages_to_summarize: Span,
+    pub messages_to_summarize: MessageRange,
     /// `messages.slice(turnStart, firstKeptIndex)` of a split turn, else empty.
     #[tsify(type = "AgentMessage[]")]
-    pub turn_prefix_messages: Span,
+    pub turn_prefix_messages: MessageRange,
     /// `messages.slice(firstKeptIndex)`.
     #[tsify(type = "AgentMessage[]")]
-    pub retained_tail: Span,
+    pub retained_tail: MessageRange,
     pub is_split_turn: bool,
     /// `estimateContextTokens` over the context (failed, aborted, deferred assistants excluded).
     pub tokens_before: f64,
@@ -316,29 +316,14 @@ pub struct CompactionPreparation {
 
 /// A range of the input array, `start..end`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Span {
+pub struct MessageRange {
     pub start: usize,
     pub end: usize,
 }
 
-impl Span {
-    /// Number of messages.
-    pub fn len(&self) -> usize {
-        self.end.saturating_sub(self.start)
-    }
-    /// Whether it holds none.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-    /// As a range.
-    pub fn range(&self) -> std::ops::Range<usize> {
-        self.start..self.end.max(self.start)
-    }
-}
-
-impl From<std::ops::Range<usize>> for Span {
+impl From<std::ops::Range<usize>> for MessageRange {
     fn from(r: std::ops::Range<usize>) -> Self {
-        Span {
+        MessageRange {
             start: r.start,
             end: r.end.max(r.start),
         }
@@ -460,7 +445,8 @@ mod tests {
         assert_eq!(p.compactable_start, 2);
         assert_eq!(p.previous_summary.as_deref(), Some("old"));
         assert_eq!(p.first_kept_index, 5);
-        assert_eq!(p.messages_to_summarize.len(), 3);
+        let history = p.messages_to_summarize;
+        assert_eq!(history.end - history.start, 3);
         assert!(!p.is_split_turn);
         assert_eq!(p.file_ops.read, vec!["z.rs", "a.rs", "b.rs"]);
         assert_eq!(p.file_ops.edited, vec!["m.rs"]);

@@ -26,11 +26,12 @@ use super::degrade::{degrade, DegradeInput};
 use super::summary::{SummaryKind, SummaryRequest};
 use super::turn::{
     assess, compose_compacted, Assessment, DegradeReason, DelegateTurnOptions, DelegateTurnOutcome,
-    DelegateTurnPreparation, SummaryAnswer, TurnAction,
+    SummaryAnswer, TurnAction,
 };
 use crate::budget::ContextBudget;
 use crate::error::{Error, Result};
-use crate::message::AgentMessage;
+#[cfg(not(target_arch = "wasm32"))]
+use {super::turn::DelegateTurnPreparation, crate::message::AgentMessage};
 use crate::stop_reason::StopReason;
 
 /// Everything a host's summarizer can answer.
@@ -284,6 +285,7 @@ impl Turn {
 /// The synchronous decision at a delegate turn boundary over typed messages.
 ///
 /// Errors: `INVALID_INPUT` when `messages` is empty or does not start with the brief.
+#[cfg(not(target_arch = "wasm32"))] // for the native tests (the binding reads host messages)
 pub fn prepare_delegate_turn(
     messages: &[AgentMessage],
     budget: &ContextBudget,
@@ -298,6 +300,7 @@ pub fn prepare_delegate_turn(
 ///
 /// Errors: `SUBAGENT_CONTEXT_OVERFLOW` (clause 5) when even the degraded context does not
 /// fit hardLimit; `INVALID_INPUT` as [`prepare_delegate_turn`].
+#[cfg(not(target_arch = "wasm32"))] // for the native tests (the binding reads host messages)
 pub fn complete_delegate_turn(
     messages: &[AgentMessage],
     budget: &ContextBudget,

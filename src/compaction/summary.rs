@@ -144,18 +144,6 @@ pub fn serialize_facts<'f>(facts: impl IntoIterator<Item = &'f MessageFacts>) ->
     out
 }
 
-/// pi's `serializeConversation(convertToLlm(messages))`.
-pub fn serialize_conversation(messages: &[AgentMessage]) -> crate::Result<String> {
-    let ctx = super::context::DelegateContext::from_messages(messages)?;
-    Ok(serialize_facts(ctx.facts()))
-}
-
-/// pi's conversation parts of `messages` (pi joins them with a blank line).
-pub fn conversation_parts(messages: &[AgentMessage]) -> crate::Result<Vec<String>> {
-    let ctx = super::context::DelegateContext::from_messages(messages)?;
-    Ok(ctx.facts().iter().flat_map(MessageFacts::parts).collect())
-}
-
 // ---------------------------------------------------------------- the request
 
 /// Which of pi's two summary requests this is.
@@ -490,6 +478,12 @@ mod tests {
 
     fn m(v: Value) -> AgentMessage {
         AgentMessage::from_value(v, "m").unwrap()
+    }
+
+    /// pi's conversation parts of `messages` (pi joins them with a blank line).
+    fn conversation_parts(messages: &[AgentMessage]) -> crate::Result<Vec<String>> {
+        let ctx = super::super::context::DelegateContext::from_messages(messages)?;
+        Ok(ctx.facts().iter().flat_map(MessageFacts::parts).collect())
     }
 
     /// `request_parts` builds exactly the request all the parts build, for spans that fit,

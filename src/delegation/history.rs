@@ -6,7 +6,7 @@
 //! - [`select_chain_rows`]: rows written during one of the chain's Task calls
 //!   (`parentToolCallId`) by the chain's agent (normalised), in transcript order,
 //!   duplicate copies collapsed (later copy wins).
-//! - [`chain_brief`] / [`objective_from_args`]: the original task and the one-line label.
+//! - [`objective_from_args`]: the one-line label of a Task call.
 //! - [`count_chain_reads`]: files and lines of the read-only tools.
 //! - [`run_replays_anything`]: whether a run's rows convert to anything besides an echo
 //!   of the brief (the brief itself is always seeded).
@@ -46,16 +46,6 @@ fn trimmed_nonempty(s: Option<&str>) -> Option<String> {
     s.map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_string)
-}
-
-/// The brief: the Task row of `first_tool_call_id` (later copy wins), its
-/// `toolArgs.task` trimmed. `None` when the row, its arguments or the task are missing.
-pub fn chain_brief(rows: &[UiMessage], first_tool_call_id: &str) -> Option<String> {
-    let row = rows
-        .iter()
-        .rev()
-        .find(|row| row.is_task_row() && row.task_call_id() == first_tool_call_id)?;
-    trimmed_nonempty(str_field(&row.tool_args_object()?, "task"))
 }
 
 /// The one-line objective of a Task call: `description` if non-blank, else `task`
@@ -206,8 +196,6 @@ mod tests {
         let reads = count_chain_reads(&sel);
         assert_eq!(reads.files, ["a.rs", "*.rs"]);
         assert_eq!(reads.lines, 6); // 4 (later copy of r1) + 0 (empty) + 2
-        assert_eq!(chain_brief(&rows, "t1").as_deref(), Some("look"));
-        assert_eq!(chain_brief(&rows, "t2"), None);
     }
 
     #[test]

@@ -46,29 +46,35 @@ pub mod task_row;
 pub mod types;
 pub mod wording;
 
-pub use binding::{
-    resolve_resume_binding, BindingCandidates, BindingSource, ModelBinding, ResolvedBinding,
-    ResumeCandidates,
-};
-pub use conversation::{ChainConversation, ChainTurn};
-pub use history::{chain_brief, count_chain_reads, objective_from_args, select_chain_rows};
-pub use ids::{random_uuid_v4, IdSource};
-pub use limits::{
-    MAX_CHAINS_IN_ERROR, MAX_RESUMABLE_CHAINS_PER_AGENT, MAX_RESUMABLE_LISTED_FILES,
-    MAX_RESUMABLE_READ_LINES,
-};
-pub use prompt::{
-    format_resumable_list, resume_parameter_schema, ResumeParameterSchema,
-    RESUME_PARAMETER_DESCRIPTION,
-};
+pub use binding::{resolve_resume_binding, BindingCandidates};
+pub use history::{count_chain_reads, select_chain_rows};
+pub use ids::random_uuid_v4;
+pub use prompt::{format_resumable_list, resume_parameter_schema};
 pub use registry::Registry;
-pub use seed::{seed_delegate_messages, SeedDropped, SeedInput, SeedResult};
+pub use seed::{seed_delegate_messages, SeedInput};
 pub use task_row::{
-    task_details, task_row_refused, task_row_settle, task_row_start, TaskArgs, TaskDetails,
-    TaskRowRefused, TaskRowSettle, TaskRowStart, TASK_TOOL_NAME,
+    task_row_refused, task_row_settle, task_row_start, TaskRowRefused, TaskRowSettle,
+    TaskRowStart,
 };
-pub use types::{
-    ChainInfo, ChainReads, ChainSelector, Diagnostic, DiagnosticCode, RebuildSkip,
-    RebuildSkipReason, ResumableChain, ResumeRequest, ResumeTarget, SettleDelegation, SettleStatus,
-    SettledDelegation, StartDelegation, StartedDelegation,
+pub use types::{ChainSelector, ResumableChain, ResumeRequest, SettleDelegation, StartDelegation};
+
+// Re-exported for the native tests (tests/*.rs, fuzz/): on wasm32 nothing imports these
+// paths, and an unused import fails that build (src/lib.rs says why).
+#[cfg(not(target_arch = "wasm32"))]
+pub use {
+    binding::{BindingSource, ModelBinding, ResolvedBinding, ResumeCandidates},
+    conversation::{ChainConversation, ChainTurn},
+    history::objective_from_args,
+    ids::IdSource,
+    limits::{
+        MAX_CHAINS_IN_ERROR, MAX_RESUMABLE_CHAINS_PER_AGENT, MAX_RESUMABLE_LISTED_FILES,
+        MAX_RESUMABLE_READ_LINES,
+    },
+    prompt::{ResumeParameterSchema, RESUME_PARAMETER_DESCRIPTION},
+    seed::{SeedDropped, SeedResult},
+    task_row::{task_details, TaskArgs, TaskDetails, TASK_TOOL_NAME},
+    types::{
+        ChainInfo, ChainReads, Diagnostic, DiagnosticCode, RebuildSkip, RebuildSkipReason,
+        ResumeTarget, SettleStatus, SettledDelegation, StartedDelegation,
+    },
 };

@@ -88,15 +88,6 @@ pub enum DiagnosticCode {
     DefinitionChanged,
 }
 
-impl DiagnosticCode {
-    /// The code as JavaScript sees it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DiagnosticCode::ModelChanged => "MODEL_CHANGED",
-            DiagnosticCode::DefinitionChanged => "DEFINITION_CHANGED",
-        }
-    }
-}
 
 /// Something the host records in the delegation's lifecycle details.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Tsify)]
@@ -368,20 +359,6 @@ pub enum RebuildSkipReason {
     ParentGone,
 }
 
-impl RebuildSkipReason {
-    /// The reason as JavaScript sees it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RebuildSkipReason::NoDelegationId => "NO_DELEGATION_ID",
-            RebuildSkipReason::NoAgent => "NO_AGENT",
-            RebuildSkipReason::DuplicateDelegationId => "DUPLICATE_DELEGATION_ID",
-            RebuildSkipReason::MissingParent => "MISSING_PARENT",
-            RebuildSkipReason::AgentMismatch => "AGENT_MISMATCH",
-            RebuildSkipReason::Cycle => "CYCLE",
-            RebuildSkipReason::ParentGone => "PARENT_GONE",
-        }
-    }
-}
 
 /// A Task row the rebuild did not turn into a run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Tsify)]

@@ -64,6 +64,7 @@ pub struct RowOwner {
 
 impl RowOwner {
     /// The rows of a delegate's run.
+    #[cfg(not(target_arch = "wasm32"))] // for the native tests
     pub fn delegate(parent_tool_call_id: &str, agent_name: &str) -> RowOwner {
         RowOwner {
             parent_tool_call_id: Some(parent_tool_call_id.to_string()),
@@ -232,6 +233,7 @@ fn tool_row(
 /// session; earlier messages pair tool calls with their results). See the module docs.
 ///
 /// Errors: `INVALID_INPUT` when `owner` gives no id prefix.
+#[cfg(not(target_arch = "wasm32"))] // for the native tests
 pub fn messages_to_rows(
     messages: &[AgentMessage],
     owner: &RowOwner,

@@ -17,16 +17,19 @@ pub mod rows;
 pub mod time;
 pub mod to_messages;
 
-pub use from_messages::{messages_to_rows, messages_to_rows_at, MessagesToRowsInput, RowOwner};
-pub use names::{
-    fold_name, is_read_only_tool, is_task_tool, normalize_agent_name, normalize_tool_name,
-    KNOWN_TOOLS, READ_ONLY_TOOLS, TASK_TOOL,
-};
+pub use from_messages::{messages_to_rows_at, MessagesToRowsInput};
+pub use names::{fold_name, normalize_agent_name, normalize_tool_name};
 pub use rows::{
     dedupe_rows, rows_from_value, CallIds, HeadField, RowFilter, RowHead, RowRole, UiMessage,
 };
 pub use time::{iso_to_ms, ms_to_iso, time_value_to_ms};
-pub use to_messages::{
-    is_failed_assistant_row, rows_to_messages, tool_result_blocks, zero_usage, ProviderBinding,
-    INTERRUPTED_TOOL_RESULT, MISSING_TOOL_RESULT,
+pub use to_messages::{rows_to_messages, tool_result_blocks, zero_usage, ProviderBinding};
+
+// Re-exported for the native tests (tests/*.rs, fuzz/): on wasm32 nothing imports these
+// paths, and an unused import fails that build (src/lib.rs says why).
+#[cfg(not(target_arch = "wasm32"))]
+pub use {
+    from_messages::{messages_to_rows, RowOwner},
+    names::{is_read_only_tool, is_task_tool, KNOWN_TOOLS, READ_ONLY_TOOLS, TASK_TOOL},
+    to_messages::{is_failed_assistant_row, INTERRUPTED_TOOL_RESULT, MISSING_TOOL_RESULT},
 };

@@ -199,19 +199,11 @@ pub enum HeadField {
     ToolName,
     ToolCallId,
     ParentToolCallId,
-    AgentName,
 }
 
 impl HeadField {
-    /// Every field, in [`RowHead::from_fields`] order.
-    pub const ALL: [HeadField; 6] = [
-        HeadField::Id,
-        HeadField::Role,
-        HeadField::ToolName,
-        HeadField::ToolCallId,
-        HeadField::ParentToolCallId,
-        HeadField::AgentName,
-    ];
+    /// How many fields a filter may read ([`RowHead::from_fields`]'s array).
+    pub const COUNT: usize = 5;
 
     /// The field's name on a host row.
     pub fn js_name(self) -> &'static str {
@@ -221,7 +213,6 @@ impl HeadField {
             HeadField::ToolName => "toolName",
             HeadField::ToolCallId => "toolCallId",
             HeadField::ParentToolCallId => "parentToolCallId",
-            HeadField::AgentName => "agentName",
         }
     }
 
@@ -274,16 +265,17 @@ impl RowFilter<'_> {
 }
 
 impl<'a> RowHead<'a> {
-    /// A head from values read in [`HeadField::ALL`] order.
-    pub fn from_fields(values: &'a [Option<String>; 6]) -> Self {
-        let [id, role, tool_name, tool_call_id, parent_tool_call_id, agent_name] = values;
+    /// A head from values read in [`HeadField`] order (at [`HeadField::index`]); no
+    /// filter reads `agentName`, so such a head has none.
+    pub fn from_fields(values: &'a [Option<String>; HeadField::COUNT]) -> Self {
+        let [id, role, tool_name, tool_call_id, parent_tool_call_id] = values;
         RowHead {
             id: id.as_deref(),
             role: role.as_deref(),
             tool_name: tool_name.as_deref(),
             tool_call_id: tool_call_id.as_deref(),
             parent_tool_call_id: parent_tool_call_id.as_deref(),
-            agent_name: agent_name.as_deref(),
+            agent_name: None,
         }
     }
 
@@ -426,20 +418,31 @@ mod tests {
             ]),
             values([None, None, None, None, None, None]),
         ];
+        // every field of a head, `agentName` too (which no filter may read)
+        fn whole(v: &[Option<String>; 6]) -> RowHead<'_> {
+            RowHead {
+                id: v[0].as_deref(),
+                role: v[1].as_deref(),
+                tool_name: v[2].as_deref(),
+                tool_call_id: v[3].as_deref(),
+                parent_tool_call_id: v[4].as_deref(),
+                agent_name: v[5].as_deref(),
+            }
+        }
         for filter in filters {
             for full in &heads {
-                let mut partial: [Option<String>; 6] = Default::default();
+                let mut partial: [Option<String>; HeadField::COUNT] = Default::default();
                 for field in filter.fields() {
                     partial[field.index()] = full[field.index()].clone();
                 }
                 assert_eq!(
-                    filter.accepts(&RowHead::from_fields(full)),
+                    filter.accepts(&whole(full)),
                     filter.accepts(&RowHead::from_fields(&partial)),
                     "{filter:?} {full:?}"
                 );
             }
         }
-        let blank_call = RowHead::from_fields(&heads[0]);
+        let blank_call = whole(&heads[0]);
         assert!(blank_call.is_task_row() && blank_call.task_call_id() == "t1");
         assert!(RowFilter::WrittenDuringOrTaskRowOf(&calls).accepts(&blank_call));
     }

@@ -19,9 +19,14 @@ pub const TS_ERROR: &str = crate::error::TS_DECLARATION;
 #[wasm_bindgen(typescript_custom_section)]
 const _: &str = crate::error::TS_DECLARATION;
 
-// pi's message types, declared in the core next to the Rust types they describe.
+// pi's message types, declared in the core next to the Rust types they describe. Named
+// and allowed (like `TS_ERROR`): rustc does not count wasm-bindgen's section as a use, and
+// on wasm32 an unused item fails the build (src/lib.rs); the allowed name keeps the
+// core's constant in use.
+#[allow(dead_code)]
+pub const TS_MESSAGES: &str = crate::message::TS_DECLARATION;
 #[wasm_bindgen(typescript_custom_section)]
-const _: &str = crate::message::TS_DECLARATION;
+const _: &str = TS_MESSAGES;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_ERROR_GUARD: &str = r#"

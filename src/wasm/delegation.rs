@@ -17,7 +17,7 @@ use crate::delegation::{
 };
 use crate::error::Error;
 use crate::message::{decode_at, kind_of};
-use crate::transcript::{CallIds, ProviderBinding, RowFilter, RowHead, UiMessage};
+use crate::transcript::{CallIds, HeadField, ProviderBinding, RowFilter, RowHead, UiMessage};
 
 // Boundary cost: a transcript holds thousands of rows and most of them are the parent's
 // own, which no delegation function reads. Rows are therefore decoded one at a time, only
@@ -45,8 +45,8 @@ fn row_head_fields(
     row: &JsValue,
     path: &str,
     filter: &RowFilter,
-) -> Result<[Option<String>; 6], JsValue> {
-    let mut fields: [Option<String>; 6] = Default::default();
+) -> Result<[Option<String>; HeadField::COUNT], JsValue> {
+    let mut fields: [Option<String>; HeadField::COUNT] = Default::default();
     for field in filter.fields() {
         if let Some(slot) = fields.get_mut(field.index()) {
             *slot = prop(row, field.js_name(), path)

@@ -1,6 +1,7 @@
 //! Boundary tests of the exports, one test binary (so each runner starts once), run in
-//! Node (`wasm-pack test --node -- --test wasm`) and headless Chromium
-//! (`wasm-pack test --headless --chrome -- --test wasm`).
+//! Node (`wasm-pack test --node --features boundary-tests -- --test wasm`) and headless
+//! Chromium (`wasm-pack test --headless --chrome --features boundary-tests -- --test
+//! wasm`). The feature makes `delegate_context::wasm` public for these calls (Cargo.toml).
 #![cfg(target_arch = "wasm32")]
 
 use delegate_context::wasm::convert::to_js;

@@ -126,11 +126,13 @@ impl Registry {
     }
 
     /// Clause 12: a registry rebuilt from the session transcript, issuing random ids.
+    #[cfg(not(target_arch = "wasm32"))] // for the native tests
     pub fn from_transcript(rows: &[UiMessage]) -> Self {
         Self::from_transcript_with_id_source(rows, Box::new(random_uuid_v4))
     }
 
     /// [`Registry::from_transcript`] with an injected id source.
+    #[cfg(not(target_arch = "wasm32"))] // for the native tests
     pub fn from_transcript_with_id_source(rows: &[UiMessage], ids: IdSource) -> Self {
         Self::from_transcript_rows(rows, None, ids)
     }
@@ -165,7 +167,7 @@ impl Registry {
 
     /// How many chains the last bound check (clause 7, at a settle) looked at: the
     /// settled chains of one agent, never the whole registry.
-    #[doc(hidden)]
+    #[cfg(test)]
     pub fn last_bound_check_size(&self) -> usize {
         self.last_bound_check
     }

@@ -1,0 +1,350 @@
+//! Validation of a host message read from its JSON text (host-contract §1): the fields
+//! each known role and block type needs, with their types, checked where the facts are
+//! read, and refused with the message `AgentMessage`'s serde decoder gives
+//! ([`crate::message`]) at the path of the bad value, so that the two readers of a host
+//! message accept and refuse the same input in the same words.
+
+use crate::error::{Error, Result};
+use crate::json_scan::{self, JsonStr, Kind, Span};
+
+/// Where a value is, written out only when an error names it (`messages[3].content[0]`).
+#[derive(Clone, Copy)]
+pub(super) struct Loc<'p> {
+    pub(super) message: &'p str,
+    pub(super) field: Option<&'static str>,
+    pub(super) index: Option<usize>,
+}
+
+impl<'p> Loc<'p> {
+    pub(super) fn field(self, field: &'static str) -> Loc<'p> {
+        Loc {
+            field: Some(field),
+            ..self
+        }
+    }
+    pub(super) fn index(self, index: usize) -> Loc<'p> {
+        Loc {
+            index: Some(index),
+            ..self
+        }
+    }
+}
+
+impl From<&Loc<'_>> for String {
+    fn from(loc: &Loc<'_>) -> String {
+        loc.to_string()
+    }
+}
+
+impl std::fmt::Display for Loc<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.message)?;
+        if let Some(field) = self.field {
+            write!(f, ".{field}")?;
+        }
+        if let Some(i) = self.index {
+            write!(f, "[{i}]")?;
+        }
+        Ok(())
+    }
+}
+
+/// Declares [`Fields`] from one table (a field's name in Rust, its key on a message): the
+/// struct, its `set` and its `get` are written from the same list.
+macro_rules! message_fields {
+    ($($field:ident: $key:literal,)*) => {
+        /// Every field any known role has, as written (types are checked per role).
+        #[derive(Default)]
+        pub(super) struct Fields<'a> {
+            $(pub(super) $field: Option<Span<'a>>,)*
+        }
+
+        impl<'a> Fields<'a> {
+            /// The known fields of a message object (the last copy of a repeated key wins,
+            /// as in JavaScript); `null` counts as absent, as for an optional field.
+            pub(super) fn set(&mut self, key: &str, value: Span<'a>) {
+                let slot = match key {
+                    $($key => &mut self.$field,)*
+                    _ => return,
+                };
+                *slot = (!value.is_null()).then_some(value);
+            }
+
+            /// The field whose key is `key`.
+            fn get(&self, key: &str) -> Option<Span<'a>> {
+                match key {
+                    $($key => self.$field,)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+message_fields! {
+    role: "role",
+    content: "content",
+    timestamp: "timestamp",
+    api: "api",
+    provider: "provider",
+    model: "model",
+    usage: "usage",
+    stop_reason: "stopReason",
+    error_message: "errorMessage",
+    tool_call_id: "toolCallId",
+    tool_name: "toolName",
+    details: "details",
+    is_error: "isError",
+    summary: "summary",
+    tokens_before: "tokensBefore",
+    custom_type: "customType",
+    display: "display",
+    command: "command",
+    output: "output",
+    exclude_from_context: "excludeFromContext",
+    exit_code: "exitCode",
+    cancelled: "cancelled",
+    truncated: "truncated",
+    full_output_path: "fullOutputPath",
+}
+
+/// The fields of one message with its path, checked by type on request.
+pub(super) struct Checked<'f, 'a> {
+    pub(super) f: &'f Fields<'a>,
+    pub(super) path: &'f str,
+}
+
+impl<'a> Checked<'_, 'a> {
+    pub(super) fn at(&self, field: &str) -> String {
+        format!("{}.{field}", self.path)
+    }
+    pub(super) fn required(&self, field: &str) -> Result<Span<'a>> {
+        self.f
+            .get(field)
+            .ok_or_else(|| Error::invalid(self.path, format!("missing field `{field}`")))
+    }
+    fn string_of(&self, field: &str, v: Span<'a>) -> Result<JsonStr<'a>> {
+        v.as_str().ok_or_else(|| {
+            Error::invalid(
+                self.at(field),
+                format!("invalid type: {}, expected a string", v.kind.describe()),
+            )
+        })
+    }
+    pub(super) fn required_raw_string(&self, field: &str) -> Result<JsonStr<'a>> {
+        let v = self.required(field)?;
+        self.string_of(field, v)
+    }
+    pub(super) fn required_string(&self, field: &str) -> Result<String> {
+        Ok(self.required_raw_string(field)?.decode())
+    }
+    pub(super) fn optional_string(&self, field: &str) -> Result<Option<JsonStr<'a>>> {
+        self.f
+            .get(field)
+            .map(|v| self.string_of(field, v))
+            .transpose()
+    }
+    pub(super) fn optional_number(&self, field: &str) -> Result<Option<f64>> {
+        match self.f.get(field) {
+            None => Ok(None),
+            Some(v) => v.as_f64().map(Some).ok_or_else(|| {
+                Error::invalid(
+                    self.at(field),
+                    format!("invalid type: {}, expected f64", v.kind.describe()),
+                )
+            }),
+        }
+    }
+    pub(super) fn optional_bool(&self, field: &str) -> Result<Option<bool>> {
+        match self.f.get(field) {
+            None => Ok(None),
+            Some(v) => v.as_bool().map(Some).ok_or_else(|| {
+                Error::invalid(
+                    self.at(field),
+                    format!("invalid type: {}, expected a boolean", v.kind.describe()),
+                )
+            }),
+        }
+    }
+}
+
+/// A block of a known type, its fields checked.
+pub(super) enum KnownBlock<'a> {
+    Text(JsonStr<'a>),
+    Thinking {
+        thinking: JsonStr<'a>,
+        signed: bool,
+    },
+    Image,
+    ToolCall {
+        id: JsonStr<'a>,
+        name: JsonStr<'a>,
+        arguments: Span<'a>,
+    },
+    Other,
+}
+
+/// Check a block; errors are reported at the block's path, naming the field in the
+/// message (as `AgentMessage`'s decoder does).
+pub(super) fn read_block<'a>(reader: &mut json_scan::Reader<'a>, at: Loc<'_>) -> Result<KnownBlock<'a>> {
+    let path = &at;
+    let kind_of_block = reader
+        .peek()
+        .map_err(|e| Error::invalid(path, format!("not JSON data ({e})")))?;
+    if kind_of_block != Kind::Object {
+        return Err(Error::invalid(
+            path,
+            format!(
+                "invalid type: {}, expected a block",
+                kind_of_block.describe()
+            ),
+        ));
+    }
+    let mut kind = None;
+    let mut field: [Option<Span<'a>>; 11] = [None; 11];
+    const NAMES: [&str; 11] = [
+        "text",
+        "textSignature",
+        "thinking",
+        "thinkingSignature",
+        "redacted",
+        "data",
+        "mimeType",
+        "id",
+        "name",
+        "arguments",
+        "thoughtSignature",
+    ];
+    reader
+        .object(|key, r| -> std::result::Result<(), json_scan::ScanError> {
+            let value = r.skip()?;
+            if key.raw() == "type" {
+                kind = Some(value);
+            } else if let Some(k) = NAMES.iter().position(|n| *n == key.raw()) {
+                field[k] = Some(value);
+            }
+            Ok(())
+        })
+        .map_err(|e| Error::invalid(path, format!("not JSON data ({e})")))?;
+    let get = |name: &str| NAMES.iter().position(|n| *n == name).and_then(|k| field[k]);
+    let kind = match kind {
+        None => return Err(Error::invalid(path, "missing field `type`")),
+        Some(k) => k
+            .as_str()
+            .ok_or_else(|| {
+                Error::invalid(
+                    path,
+                    format!("type: expected a string, got {}", k.kind.describe()),
+                )
+            })?
+            .decode(),
+    };
+    let string = |name: &str| -> Result<JsonStr<'a>> {
+        let v = get(name)
+            .filter(|v| !v.is_null())
+            .ok_or_else(|| Error::invalid(path, format!("missing field `{name}`")))?;
+        v.as_str().ok_or_else(|| {
+            Error::invalid(
+                path,
+                format!(
+                    "{name}: invalid type: {}, expected a string",
+                    v.kind.describe()
+                ),
+            )
+        })
+    };
+    let opt_string = |name: &str| -> Result<bool> {
+        match get(name).filter(|v| !v.is_null()) {
+            None => Ok(false),
+            Some(v) if v.kind == Kind::String => Ok(true),
+            Some(v) => Err(Error::invalid(
+                path,
+                format!(
+                    "{name}: invalid type: {}, expected a string",
+                    v.kind.describe()
+                ),
+            )),
+        }
+    };
+    Ok(match kind.as_str() {
+        "text" => {
+            opt_string("textSignature")?;
+            KnownBlock::Text(string("text")?)
+        }
+        "thinking" => {
+            let thinking = string("thinking")?;
+            let signed = opt_string("thinkingSignature")?;
+            if let Some(r) = get("redacted").filter(|v| !v.is_null()) {
+                if r.kind != Kind::Bool {
+                    return Err(Error::invalid(
+                        path,
+                        format!(
+                            "redacted: invalid type: {}, expected a boolean",
+                            r.kind.describe()
+                        ),
+                    ));
+                }
+            }
+            KnownBlock::Thinking { thinking, signed }
+        }
+        "image" => {
+            string("data")?;
+            string("mimeType")?;
+            KnownBlock::Image
+        }
+        "toolCall" => {
+            let id = string("id")?;
+            let name = string("name")?;
+            opt_string("thoughtSignature")?;
+            let arguments = get("arguments")
+                .ok_or_else(|| Error::invalid(path, "missing field `arguments`"))?;
+            KnownBlock::ToolCall {
+                id,
+                name,
+                arguments,
+            }
+        }
+        _ => KnownBlock::Other,
+    })
+}
+
+/// `calculateContextTokens(usage)`, the usage's number fields checked.
+pub(super) fn read_usage(usage: Span<'_>, path: &str) -> Result<f64> {
+    if usage.kind != Kind::Object {
+        return Err(Error::invalid(
+            path,
+            format!(
+                "invalid type: {}, expected struct Usage",
+                usage.kind.describe()
+            ),
+        ));
+    }
+    let mut numbers: [Option<f64>; 5] = [None; 5];
+    const NAMES: [&str; 5] = ["input", "output", "cacheRead", "cacheWrite", "totalTokens"];
+    let entries = usage
+        .entries()
+        .map_err(|e| Error::invalid(path, format!("not JSON data ({e})")))?;
+    for (key, value) in entries {
+        if let Some(k) = NAMES.iter().position(|n| *n == key.raw()) {
+            if value.is_null() {
+                numbers[k] = None;
+                continue;
+            }
+            numbers[k] = Some(value.as_f64().ok_or_else(|| {
+                Error::invalid(
+                    format!("{path}.{}", NAMES[k]),
+                    format!("invalid type: {}, expected f64", value.kind.describe()),
+                )
+            })?);
+        }
+    }
+    let usage = crate::message::Usage {
+        input: numbers[0],
+        output: numbers[1],
+        cache_read: numbers[2],
+        cache_write: numbers[3],
+        total_tokens: numbers[4],
+        extra: Default::default(),
+    };
+    Ok(usage.context_tokens())
+}
