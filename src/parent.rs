@@ -368,6 +368,17 @@ mod tests {
             ));
             assert!(!r.extracted, "success: {falsy}");
         }
+        // seed 001: `parsed.success && parsed.data?.response`: an empty response is falsy,
+        // so the parent gets the raw result, not an empty report
+        let raw = r#"{"success":true,"data":{"response":""}}"#;
+        let r = subagent_result_for_parent(raw);
+        assert_eq!((r.text.as_str(), r.extracted), (raw, false));
+        for truthy in ["1", "\"yes\"", "{}", "[]"] {
+            let r = subagent_result_for_parent(&format!(
+                r#"{{"success":{truthy},"data":{{"response":"x"}}}}"#
+            ));
+            assert_eq!((r.text.as_str(), r.extracted), ("x", true), "success: {truthy}");
+        }
         let r = subagent_result_for_parent("oops");
         assert_eq!(r.text, "oops");
         assert_eq!(r.warning.unwrap().code, UNPARSEABLE_SUBAGENT_RESULT);
