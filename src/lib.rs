@@ -31,10 +31,10 @@
 //! | ADR 0299 §3–5 | the boundary as a state machine; what a failed summary is; abort | [`compaction::step`] |
 //! | ADR 0299 §4–5 | degrade (brief + newest unit, the note), then `SUBAGENT_CONTEXT_OVERFLOW` | [`compaction::degrade`] |
 //! | ADR 0299 §4 (consequences) | a run's counts; the report the parent receives ("a degraded run must say so") | [`compaction::tally`] |
-//! | ADR 0299 §5 | the provider's overflow error becomes the code the parent can act on | [`fallback`] (`overflow_for_provider_error`) |
+//! | ADR 0299 §5 | the provider's overflow error becomes the code the parent can act on | [`fallback::provider_error`] (`overflow_for_provider_error`) |
 //! | ADR 0299 §6 | fallback models re-checked against their own window | [`fallback`] (`select_fallback_model`) |
-//! | ADR 0299 §8 | tools a delegate never inherits (`new_context` first) | [`fallback`] (`filter_inherited_tools`) |
-//! | host-contract §5 | provider overflow classification (status rules and pi's failure shapes) | [`fallback`] (`classify_provider_error`) |
+//! | ADR 0299 §8 | tools a delegate never inherits (`new_context` first) | [`fallback::inherited_tools`] (`filter_inherited_tools`) |
+//! | host-contract §5 | provider overflow classification (status rules and pi's failure shapes) | [`fallback::provider_error`] (`classify_provider_error`) |
 //! | host-contract §5 (end) | pi-ai's `isContextOverflow`: its patterns, its silent-overflow rules | [`overflow`] |
 //! | host-contract §6 | persisted rows, the row rules, names, timestamps | [`transcript`] |
 //! | ADR 0279 §3, subagent-context | rows → provider messages (one converter) | [`transcript::to_messages`] |

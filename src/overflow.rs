@@ -161,7 +161,7 @@ pub fn is_throttling_text(text: &str) -> bool {
 
 /// pi-ai's `isRetryableAssistantError` on an error text: a transient provider or transport
 /// failure ([`RETRYABLE_PATTERNS`]) that is not a quota or billing limit. (pi asks the
-/// caller to handle an overflow first; so does [`crate::fallback::classify_provider_error`].)
+/// caller to handle an overflow first; so does [`crate::fallback::provider_error::classify_provider_error`].)
 pub fn is_retryable_text(text: &str) -> bool {
     let chars: Vec<char> = text.chars().collect();
     let c = compiled();

@@ -1,149 +1,20 @@
-//! ADR 0299 clause 6 (fallback models re-evaluated against their own window), clause 8
-//! (tools a delegate never inherits, `new_context` first among them) and the provider
-//! overflow classification of host-contract §5 (`CONTEXT_TOO_LARGE`), in every shape a host
-//! on pi meets it (its failed `AssistantMessage`, an `Error` without a status, a status).
+//! host-contract §5: whether a provider's failure is a context overflow
+//! (`CONTEXT_TOO_LARGE`), in every shape a host on pi meets it (its failed
+//! `AssistantMessage`, an `Error` without a status, a status); and ADR 0299 §5: such a
+//! failure becomes `SUBAGENT_CONTEXT_OVERFLOW`, the code the parent can act on.
 
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
-use crate::budget::{context_budget, validate_model, BudgetModel, ContextBudget};
-use crate::compaction::context::DelegateContext;
-use crate::compaction::turn::boundary_tokens;
-use crate::error::{Error, Result};
-use crate::message::{Extra, Usage};
+use crate::error::Error;
+use crate::message::Usage;
 use crate::overflow;
 use crate::stop_reason::StopReason;
-use crate::transcript::{fold_name, normalize_tool_name};
 
-// ---------------------------------------------------------------- clause 6
-
-/// An alternative model, as the host resolved it. Unknown fields are kept.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct FallbackCandidate {
-    /// The model id (`modelId` is accepted too).
-    #[serde(alias = "modelId")]
-    pub id: String,
-    /// The provider id (`providerId` is accepted too).
-    #[serde(default, alias = "providerId", skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub provider: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub context_window: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub max_tokens: Option<f64>,
-    /// A per-definition output cap (ADR 0210).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[tsify(optional)]
-    pub definition_max_tokens: Option<f64>,
-    #[serde(flatten)]
-    #[tsify(type = "{}")]
-    pub extra: Extra,
-}
-
-impl FallbackCandidate {
-    /// `"providerId/modelId"` (just the id when there is no provider).
-    pub fn label(&self) -> String {
-        match self.provider.as_deref().filter(|p| !p.is_empty()) {
-            Some(p) => format!("{p}/{}", self.id),
-            None => self.id.clone(),
-        }
-    }
-    fn budget_model(&self) -> BudgetModel {
-        BudgetModel {
-            context_window: self.context_window,
-            max_tokens: self.max_tokens,
-            definition_max_tokens: self.definition_max_tokens,
-        }
-    }
-}
-
-/// A `modelFailures` entry: `{model: "providerId/modelId", code, message}`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct ModelFailure {
-    pub model: String,
-    pub code: String,
-    pub message: String,
-}
+// ---------------------------------------------------------------- provider errors
 
 /// The provider's classification of an overflow (host-contract §5).
 pub const CONTEXT_TOO_LARGE: &str = "CONTEXT_TOO_LARGE";
-/// The code a `modelFailures` entry records for an alternative skipped because its
-/// window cannot hold the carried context (as the host app records it).
-pub const SKIPPED_FOR_WINDOW: &str = "SUBAGENT_CONTEXT_OVERFLOW";
-
-/// The result of [`select_fallback_model`].
-#[derive(Clone, Debug, PartialEq, Serialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct FallbackSelection {
-    /// The first alternative whose budget fits the carried context (as given), or null.
-    pub model: Option<FallbackCandidate>,
-    /// Its position in the list, or null.
-    pub index: Option<usize>,
-    /// Its budget, or null.
-    pub budget: Option<ContextBudget>,
-    /// The carried context's size.
-    pub tokens: u64,
-    /// One entry per alternative skipped because it cannot fit.
-    pub model_failures: Vec<ModelFailure>,
-}
-
-/// Clause 6: the first alternative, in order, whose own budget fits the carried context
-/// (`tokens < hardLimit`, the same test as a turn boundary); a `modelFailures` entry for
-/// every one skipped before it. Ordering, duplicate skipping and retry budgets stay the
-/// host's (ADR subagent-model-fallback); `overhead_tokens` is the request's non-message
-/// size (system prompt, tools), already saturated (see [`crate::tokens::tokens_from_f64`]).
-pub fn select_fallback_model(
-    context: &DelegateContext,
-    candidates: &[FallbackCandidate],
-    overhead_tokens: u64,
-) -> Result<FallbackSelection> {
-    for (i, c) in candidates.iter().enumerate() {
-        validate_model(&c.budget_model()).map_err(|e| match e {
-            Error::InvalidInput { path, message } => Error::invalid(
-                format!("candidates[{i}]{}", path.trim_start_matches("model")),
-                message,
-            ),
-            other => other,
-        })?;
-    }
-    let tokens = boundary_tokens(context, overhead_tokens);
-    let mut failures = Vec::new();
-    for (i, c) in candidates.iter().enumerate() {
-        let budget = context_budget(&c.budget_model());
-        if tokens < budget.hard_limit {
-            return Ok(FallbackSelection {
-                model: Some(c.clone()),
-                index: Some(i),
-                budget: Some(budget),
-                tokens,
-                model_failures: failures,
-            });
-        }
-        failures.push(ModelFailure {
-            model: c.label(),
-            code: SKIPPED_FOR_WINDOW.to_string(),
-            message: format!(
-                "Skipped fallback model \"{}\": the carried context (about {tokens} tokens) does not fit its context budget (hardLimit {} of a {}-token window).",
-                c.label(),
-                budget.hard_limit,
-                budget.context_window
-            ),
-        });
-    }
-    Ok(FallbackSelection {
-        model: None,
-        index: None,
-        budget: None,
-        tokens,
-        model_failures: failures,
-    })
-}
-
-// ---------------------------------------------------------------- provider errors
 
 /// A provider error in any shape a host on pi meets it (host-contract §5, end): pi's
 /// failed `AssistantMessage` (`stopReason`, `errorMessage`, `usage`, no status), an
@@ -325,87 +196,9 @@ pub struct OverflowModel {
     pub hard_limit: Option<u64>,
 }
 
-// ---------------------------------------------------------------- clause 8
-
-/// `SUBAGENT_INHERIT_DENY_TOOLS` (host-contract §5): tools a delegate never inherits.
-pub const SUBAGENT_INHERIT_DENY_TOOLS: [&str; 9] = [
-    "Task",
-    "TaskWait",
-    "TaskList",
-    "TaskStop",
-    "EnterPlanMode",
-    "EnterGoalMode",
-    "asktool",
-    "new_context",
-    "ToolSearch",
-];
-
-/// Whether a tool name is on the deny list, compared after normalising both names and
-/// folding case and separators, so `Task`, `TASK`, `task_wait`, `TaskWait`,
-/// `newContext`, `new-context` and `toolsearch` all match.
-pub fn is_denied_tool(name: &str) -> bool {
-    let key = |n: &str| fold_name(&normalize_tool_name(n));
-    let n = key(name);
-    SUBAGENT_INHERIT_DENY_TOOLS.iter().any(|d| key(d) == n)
-}
-
-/// The result of [`filter_inherited_tools`].
-#[derive(Clone, Debug, PartialEq, Serialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct InheritedTools {
-    /// The tools kept, as given (the same strings or tool objects).
-    #[tsify(type = "(string | { name: string; [field: string]: unknown })[]")]
-    pub tools: Vec<usize>,
-    /// Names of the tools removed.
-    pub denied: Vec<String>,
-}
-
-/// One tool as the host gave it: its name, or what it was instead.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ToolEntry {
-    /// A name, or a tool object's string `name`.
-    Named(String),
-    /// An object whose `name` is missing or not a string.
-    Unnamed,
-    /// Neither a string nor an object.
-    NotATool,
-}
-
-/// Clause 8: the tools a delegate inherits, minus the deny list: `tools` of the result
-/// are the positions kept (the binding hands back the host's own tool objects). Whatever
-/// a definition asks for, `new_context` (and the rest of the list) never reaches a
-/// delegate.
-pub fn filter_inherited_tools(tools: &[ToolEntry]) -> Result<InheritedTools> {
-    let mut kept = Vec::new();
-    let mut denied = Vec::new();
-    for (i, t) in tools.iter().enumerate() {
-        match t {
-            ToolEntry::Named(name) if is_denied_tool(name) => denied.push(name.clone()),
-            ToolEntry::Named(_) => kept.push(i),
-            ToolEntry::Unnamed => {
-                return Err(Error::invalid(
-                    format!("tools[{i}].name"),
-                    "expected a tool name (string)",
-                ))
-            }
-            ToolEntry::NotATool => {
-                return Err(Error::invalid(
-                    format!("tools[{i}]"),
-                    "expected a tool name or a tool object with a name",
-                ))
-            }
-        }
-    }
-    Ok(InheritedTools {
-        tools: kept,
-        denied,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::AgentMessage;
 
     #[test]
     fn classification_follows_host_contract() {
@@ -548,62 +341,4 @@ mod tests {
         assert!(!classify_provider_error(&e(Some(400.0), Some(413.0)), None).context_too_large);
     }
 
-    #[test]
-    fn deny_list_after_normalising() {
-        for n in [
-            "Task",
-            "task",
-            "task_wait",
-            "TaskWait",
-            "new_context",
-            "ToolSearch",
-            "tool_search",
-            "asktool",
-            "EnterPlanMode",
-            "enter_goal_mode",
-            "newContext",
-            "new-context",
-            "NEW_CONTEXT",
-            "toolsearch",
-            "TASKWAIT",
-        ] {
-            assert!(is_denied_tool(n), "{n}");
-        }
-        for n in ["read", "Read", "bash", "new_context_x", "TaskCreate"] {
-            assert!(!is_denied_tool(n), "{n}");
-        }
-        let named = |n: &str| ToolEntry::Named(n.into());
-        let r =
-            filter_inherited_tools(&[named("read"), named("new_context"), named("bash")]).unwrap();
-        assert_eq!(r.tools, vec![0, 2]);
-        assert_eq!(r.denied, vec!["new_context"]);
-        assert!(filter_inherited_tools(&[ToolEntry::NotATool]).is_err());
-        assert_eq!(
-            filter_inherited_tools(&[named("read"), ToolEntry::Unnamed]).unwrap_err(),
-            Error::invalid("tools[1].name", "expected a tool name (string)")
-        );
-    }
-
-    #[test]
-    fn fallback_skips_models_that_cannot_fit() {
-        let ms =
-            DelegateContext::from_messages(&[AgentMessage::user_text("x".repeat(40_000), None)])
-                .unwrap(); // 10,000 tokens
-        let cand = |id: &str, w: f64| FallbackCandidate {
-            id: id.into(),
-            provider: Some("p".into()),
-            context_window: Some(w),
-            max_tokens: Some(4096.0),
-            definition_max_tokens: None,
-            extra: Extra::new(),
-        };
-        let r = select_fallback_model(&ms, &[cand("small", 16_000.0), cand("big", 64_000.0)], 0)
-            .unwrap();
-        assert_eq!(r.index, Some(1));
-        assert_eq!(r.model_failures.len(), 1);
-        assert_eq!(r.model_failures[0].model, "p/small");
-        assert_eq!(r.model_failures[0].code, "SUBAGENT_CONTEXT_OVERFLOW");
-        let none = select_fallback_model(&ms, &[cand("small", 16_000.0)], 0).unwrap();
-        assert!(none.model.is_none());
-    }
 }
