@@ -252,10 +252,13 @@ for (const [label, messages] of sessions) {
       convertToLlm,
       initialState: { systemPrompt: "You are a delegate.", model, tools: [read], messages: [] },
       prepareNextTurnWithContext: async (ctx, signal) => {
-        // under --expose-gc, a minor collection first: the Agent's own garbage grows with
-        // the run (the faux provider serializes the whole prompt every turn), and a
-        // collection landing inside the measured call would be counted as the hook's
-        globalThis.gc?.({ type: "minor" });
+        // under --expose-gc, a full collection first: the Agent's own heap grows with the
+        // run (the faux provider serializes the whole prompt every turn), and the
+        // collector's work on it lands in whichever call allocates next. With only a minor
+        // collection here, the hook's own cost measured 1.6-2.2x at 500 vs 50 turns; with
+        // a full one, 0.8-1.0x (2026-12-02, quiet machine): that growth was the Agent's
+        // garbage collected during the hook's call, not the hook's work.
+        globalThis.gc?.();
         const t0 = performance.now();
         const r = await hook(ctx, signal);
         times.push((performance.now() - t0) * 1000);
