@@ -309,6 +309,19 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_stored_report_is_no_report() {
+        // seed 001: `toolCall.name === "subagent" && toolCall.subagent?.response`: an empty
+        // stored response is falsy, so the next place a report can be is read (here the
+        // parsed raw result), never an empty report
+        let raw = json!({"success": true, "data": {"response": "from the raw result"}}).to_string();
+        let ctx = build_parent_context(&rows(json!([
+            {"id": "u1", "role": "user", "content": "delegate"},
+            {"id": "t1", "role": "tool", "content": "", "toolName": "subagent", "toolCallId": "t1", "toolResult": raw, "subagent": {"response": ""}}
+        ])));
+        assert_eq!(texts(&ctx)[2], "tool:t1:from the raw result");
+    }
+
+    #[test]
     fn order_stays_user_assistant_tool_results_with_matching_ids() {
         let ctx = build_parent_context(&rows(json!([
             {"id": "u1", "role": "user", "content": "q1"},
