@@ -322,6 +322,32 @@ mod tests {
     }
 
     #[test]
+    fn assistants_carry_the_parents_own_binding_never_a_delegates() {
+        // the parent's latest assistant row with a model names the session's binding; a
+        // delegate's row (parentToolCallId) and a row without a model do not
+        let ctx = build_parent_context(&rows(json!([
+            {"id": "u1", "role": "user", "content": "delegate"},
+            {"id": "a1", "role": "assistant", "content": "first", "providerId": "lead-provider", "modelId": "lead-model"},
+            {"id": "d1", "role": "assistant", "content": "inner", "parentToolCallId": "t9", "providerId": "sub-provider", "modelId": "sub-model"},
+            {"id": "a2", "role": "assistant", "content": "second"}
+        ])));
+        let bindings: Vec<_> = ctx
+            .messages
+            .iter()
+            .filter_map(|m| match m {
+                AgentMessage::Assistant(a) => Some((a.provider.as_deref(), a.model.as_deref())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            bindings,
+            vec![(Some("lead-provider"), Some("lead-model")); 2],
+            "{:?}",
+            texts(&ctx)
+        );
+    }
+
+    #[test]
     fn order_stays_user_assistant_tool_results_with_matching_ids() {
         let ctx = build_parent_context(&rows(json!([
             {"id": "u1", "role": "user", "content": "q1"},
