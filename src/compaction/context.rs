@@ -250,7 +250,7 @@ impl DelegateContext {
     }
 
     /// The last message in `floor..end` with a trusted usage, and that usage.
-    pub fn usage_before(&self, end: usize, floor: usize) -> Option<(usize, f64)> {
+    fn usage_before(&self, end: usize, floor: usize) -> Option<(usize, f64)> {
         let before = self.with_usage.partition_point(|&i| i < end);
         let i = *self.with_usage.get(before.checked_sub(1)?)?;
         if i < floor {
