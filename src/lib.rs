@@ -100,6 +100,7 @@ pub mod text_table;
 pub mod tokens;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod transcript;
+#[cfg(target_arch = "wasm32")]
 macro_rules! private_modules {
     ($($name:ident),* $(,)?) => { $(mod $name;)* };
 }

@@ -575,3 +575,109 @@ fn the_note_lists_the_files_of_the_history_it_replaced() {
     assert_eq!(details["degraded"], json!(true), "{details}");
     assert_eq!(details["retainedMessages"], json!(2), "{details}");
 }
+
+fn early() -> DelegateTurnOptions {
+    DelegateTurnOptions {
+        early_trigger: true,
+        ..Default::default()
+    }
+}
+
+/// Clause 4 keeps "the original task brief plus the most recent message(s)": a context
+/// below hardLimit is left as it is only when nothing would be lost. A failed assistant is
+/// never kept (host-contract §5), so a context that holds one is degraded even though it
+/// fits, and the note counts the failed assistant as dropped.
+#[test]
+fn a_fitting_context_with_a_message_a_degrade_drops_is_degraded() {
+    let ms = vec![
+        brief(),
+        user(&"a".repeat(7_400)), // 1,850 tokens
+        said("the provider failed", "error"),
+        user(&"b".repeat(7_400)), // 1,850
+    ];
+    let total: u64 = ms.iter().map(estimate_tokens).sum();
+    let budget = budget_8k();
+    assert!(
+        total >= budget.compaction_trigger && total < budget.hard_limit,
+        "{total}"
+    );
+    let out = boundary(&ms, &early(), &failed()).unwrap();
+    assert_eq!(out.outcome, TurnOutcomeKind::Degraded, "{out:?}");
+    assert_eq!(out.dropped_messages, 1, "{out:?}");
+    assert_eq!(kept_indices(&out), vec![1, 3]);
+}
+
+/// "Fits" is below hardLimit: a context of exactly hardLimit tokens is degraded, one
+/// token less is left as it is (the 4-characters-per-token estimate of host-contract §2:
+/// the filler's length is searched for each total).
+#[test]
+fn a_context_fits_below_hard_limit_not_at_it() {
+    let limit = budget_8k().hard_limit;
+    let with_filler =
+        |chars: usize| vec![brief(), user(&"a".repeat(6_000)), user(&"b".repeat(chars))];
+    let mut seen = [false, false];
+    for chars in 10_200..10_600 {
+        let ms = with_filler(chars);
+        let total: u64 = ms.iter().map(estimate_tokens).sum();
+        let expected = if total == limit {
+            TurnOutcomeKind::Degraded
+        } else if total == limit - 1 {
+            TurnOutcomeKind::Unchanged
+        } else {
+            continue;
+        };
+        let out = boundary(&ms, &early(), &failed()).unwrap();
+        assert_eq!(out.outcome, expected, "{total} tokens: {out:?}");
+        seen[usize::from(total == limit)] = true;
+    }
+    assert_eq!(seen, [true, true], "both totals were reached");
+}
+
+/// A context that fits keeps its previous summary even when a degrade note carrying that
+/// summary would not fit beside the newest message: no note is written, so nothing is
+/// dropped (before, the degrade fell back to a note without the summary and dropped it).
+#[test]
+fn a_fitting_context_keeps_its_summary_when_the_note_would_not_fit() {
+    let ms = vec![
+        brief(),
+        previous_summary(&"s".repeat(8_000)), // about 2,000 tokens
+        user(&"u".repeat(8_280)),             // 2,070
+    ];
+    let total: u64 = ms.iter().map(estimate_tokens).sum();
+    let budget = budget_8k();
+    assert!(
+        total >= budget.compaction_trigger && total < budget.hard_limit,
+        "{total}: between the early trigger and hardLimit"
+    );
+    let out = boundary(&ms, &early(), &failed()).unwrap();
+    assert_eq!(out.outcome, TurnOutcomeKind::Unchanged, "{out:?}");
+    assert_eq!(out.materialize(&ms), ms);
+}
+
+/// A fresh summary that did not fit is placed by a degrade (clause 4's "the compacted
+/// context still exceeds hardLimit") even when the context before it was below hardLimit:
+/// the summary is never thrown away by leaving the context as it was.
+#[test]
+fn a_fresh_summary_is_placed_even_when_the_context_fit() {
+    let ms = vec![
+        brief(),
+        user(&"a".repeat(6_000)),
+        said(&"b".repeat(6_000), "stop"),
+        user(&"c".repeat(3_000)),
+    ];
+    let total: u64 = ms.iter().map(estimate_tokens).sum();
+    let budget = budget_8k();
+    assert!(
+        total >= budget.compaction_trigger && total < budget.hard_limit,
+        "{total}"
+    );
+    let summary = format!("## Goal\n{}", "h".repeat(14_000)); // about 3,500 tokens
+    let answer = SummaryAnswer {
+        history: Some(summary.clone()),
+        turn_prefix: Some(summary.clone()),
+        error: None,
+    };
+    let out = boundary(&ms, &early(), &answer).unwrap();
+    assert_eq!(out.outcome, TurnOutcomeKind::Degraded, "{out:?}");
+    assert_eq!(out.reason, Some(DegradeReason::StillOverLimit), "{out:?}");
+}

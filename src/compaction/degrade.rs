@@ -236,6 +236,20 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
         let (read, modified) = ops.file_lists();
         read.into_iter().chain(modified).collect::<Vec<_>>()
     };
+    // Nothing would be lost: without a fresh summary to place, a context that fits as it
+    // is (request overhead included) and holds only messages a degrade could keep is left
+    // unchanged, its previous summary included. (Whether a degrade would also fit with its
+    // note does not matter: no note is written.)
+    let whole = ctx.total_tokens().saturating_add(assessment.overhead);
+    if !fresh_summary && whole < limit && all_units.iter().all(|u| u.keep) {
+        return Ok(DelegateTurnOutcome::unchanged(
+            facts.len(),
+            assessment.tokens,
+            whole,
+            d.budget.hard_limit,
+            assessment.turn,
+        ));
+    }
     let attempts: Vec<bool> = if carried.is_some() {
         vec![true, false]
     } else {
@@ -248,12 +262,13 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
         } else {
             None
         };
-        // an upper bound of the note: the largest numbers and every file of the context
+        // an upper bound of the note: the largest numbers it can print and every file of
+        // the context
         let longest = note_text(
             d.model_id,
             d.reason,
             facts.len(),
-            u64::MAX / 4,
+            u64::MAX,
             &all_files,
             true,
             carried_text,
@@ -298,18 +313,6 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
             .collect();
         let dropped = dropped_indices.len();
         let dropped_tokens: u64 = dropped_indices.iter().map(|&i| facts[i].tokens).sum();
-        let rewrites_nothing = dropped == 0 && !fresh_summary && (prev.is_none() || with_carried);
-        let whole = ctx.total_tokens().saturating_add(assessment.overhead);
-        if rewrites_nothing && kept_count == facts.len() - from && whole < limit {
-            // nothing would be lost: the context already fits as it is
-            return Ok(DelegateTurnOutcome::unchanged(
-                facts.len(),
-                assessment.tokens,
-                whole,
-                d.budget.hard_limit,
-                assessment.turn,
-            ));
-        }
         let mut dropped_ops = FileOps::default();
         for &i in &dropped_indices {
             dropped_ops.add_message(&facts[i]);
