@@ -8,8 +8,14 @@
 use serde_json::Value;
 
 /// `createdAt` (ISO 8601) as milliseconds since the epoch, like `Date.parse`; `None`
-/// when absent or not understood. Accepts `YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|±HH:MM]`
-/// (no zone: UTC).
+/// when absent or not understood. Reads ECMAScript's date-time string format, the one
+/// `toISOString` writes: `YYYY-MM-DD` or `±YYYYYY-MM-DD` (not `-000000`), then optionally
+/// `T` (or `t`, or a space) `HH:MM[:SS[.fff...]]` and a zone `Z`, `z`, `±HH:MM` or
+/// `±HHMM`; hour 24 only as `24:00[:00[.000]]`; days 29–31 of a shorter month roll over
+/// into the next as `Date.parse` does; beyond ±8.64e15 ms is `None`. A time with no zone
+/// is read as UTC (`Date.parse` uses the host's local zone there: the library cannot know
+/// it). Surrounding whitespace is ignored. Checked against this table of `Date`'s own
+/// answers: tests/data/time-table.json.
 pub fn iso_to_ms(s: &str) -> Option<f64> {
     let s = s.trim();
     let b = s.as_bytes();
@@ -20,16 +26,26 @@ pub fn iso_to_ms(s: &str) -> Option<f64> {
         }
         part.parse().ok()
     };
-    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
+    let (y, mut i) = match b.first()? {
+        &sign @ (b'+' | b'-') => {
+            let y = num(1, 6)?;
+            if sign == b'-' && y == 0 {
+                return None;
+            }
+            (if sign == b'-' { -y } else { y }, 7)
+        }
+        _ => (num(0, 4)?, 4),
+    };
+    if b.get(i) != Some(&b'-') || b.get(i + 3) != Some(&b'-') {
         return None;
     }
-    let (y, mo, d) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
+    let (mo, d) = (num(i + 1, 2)?, num(i + 4, 2)?);
     if !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
         return None;
     }
-    let (mut h, mut mi, mut sec, mut ms) = (0i64, 0i64, 0i64, 0f64);
-    let mut i = 10;
-    if i < b.len() && (b[i] == b'T' || b[i] == b' ') {
+    i += 6;
+    let (mut h, mut mi, mut sec, mut ms) = (0i64, 0i64, 0i64, 0i64);
+    if matches!(b.get(i), Some(b'T' | b't' | b' ')) {
         h = num(i + 1, 2)?;
         if b.get(i + 3) != Some(&b':') {
             return None;
@@ -40,37 +56,39 @@ pub fn iso_to_ms(s: &str) -> Option<f64> {
             sec = num(i + 1, 2)?;
             i += 3;
             if b.get(i) == Some(&b'.') {
-                let start = i + 1;
-                let mut end = start;
-                while end < b.len() && b[end].is_ascii_digit() {
-                    end += 1;
-                }
-                if end == start {
+                let digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+                if digits == 0 {
                     return None;
                 }
-                let frac: f64 = format!("0.{}", &s[start..end]).parse().ok()?;
-                ms = (frac * 1000.0).floor();
-                i = end;
+                // milliseconds: the first three digits (more are dropped, as Date.parse does)
+                for k in 0..3 {
+                    let digit = if k < digits { b[i + 1 + k] - b'0' } else { 0 };
+                    ms = ms * 10 + i64::from(digit);
+                }
+                i += 1 + digits;
             }
         }
-        if h > 24 || mi > 59 || sec > 60 {
+        let midnight_end = h == 24 && mi == 0 && sec == 0 && ms == 0;
+        if (h > 23 && !midnight_end) || mi > 59 || sec > 59 {
             return None;
         }
     }
-    let mut offset_min = 0i64;
-    match b.get(i) {
-        None => {}
-        Some(b'Z') | Some(b'z') if i + 1 == b.len() => {}
+    let offset_min = match b.get(i) {
+        None => 0,
+        Some(b'Z' | b'z') if i + 1 == b.len() => 0,
         Some(&sign @ (b'+' | b'-')) => {
             let oh = num(i + 1, 2)?;
-            let om = match b.get(i + 3) {
-                Some(b':') => num(i + 4, 2)?,
-                _ => num(i + 3, 2)?,
+            let (om, end) = match b.get(i + 3) {
+                Some(b':') => (num(i + 4, 2)?, i + 6),
+                _ => (num(i + 3, 2)?, i + 5),
             };
-            offset_min = (oh * 60 + om) * if sign == b'+' { 1 } else { -1 };
+            if oh > 23 || om > 59 || end != b.len() {
+                return None;
+            }
+            (oh * 60 + om) * if sign == b'+' { 1 } else { -1 }
         }
         _ => return None,
-    }
+    };
     // Days from the civil date (Howard Hinnant's algorithm).
     let yy = if mo <= 2 { y - 1 } else { y };
     let era = yy.div_euclid(400);
@@ -80,7 +98,12 @@ pub fn iso_to_ms(s: &str) -> Option<f64> {
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     let days = era * 146_097 + doe - 719_468;
     let secs = days * 86_400 + h * 3600 + mi * 60 + sec - offset_min * 60;
-    Some(secs as f64 * 1000.0 + ms)
+    let total = secs * 1000 + ms;
+    // Date's range (TimeClip)
+    if total.abs() > 8_640_000_000_000_000 {
+        return None;
+    }
+    Some(total as f64)
 }
 
 /// A recorded time as epoch milliseconds: an ISO-8601 string ([`iso_to_ms`]) or a finite
@@ -165,6 +188,33 @@ mod tests {
             -86400000.0,
         ] {
             assert_eq!(iso_to_ms(&ms_to_iso(ms).unwrap()), Some(ms));
+        }
+    }
+
+    /// `Date.parse` and `toISOString` themselves, as tests/js/time-table.test.mjs recorded
+    /// them (and checks them against the live `Date` in the test command).
+    #[test]
+    fn dates_read_and_written_as_javascripts_date_does() {
+        let table: Value = serde_json::from_str(include_str!("../../tests/data/time-table.json"))
+            .expect("tests/data/time-table.json");
+        let rows = |key: &str| table[key].as_array().cloned().unwrap_or_default();
+        let (parse, format) = (rows("parse"), rows("format"));
+        assert!(parse.len() > 500 && format.len() > 300);
+        for row in parse {
+            let input = row[0].as_str().unwrap();
+            assert_eq!(iso_to_ms(input), row[1].as_f64(), "Date.parse({input:?})");
+        }
+        for row in format {
+            let ms = match &row[0] {
+                Value::String(s) if s == "-0" => -0.0,
+                Value::String(s) => s.parse::<f64>().unwrap(),
+                n => n.as_f64().unwrap(),
+            };
+            assert_eq!(
+                ms_to_iso(ms).as_deref(),
+                row[1].as_str(),
+                "new Date({ms}).toISOString()"
+            );
         }
     }
 
