@@ -214,7 +214,8 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
     // the newest unit (`newest_unit`), as an index into `all_units`
     let newest = newest_of(&all_units);
     // Messages a carried summary covers: the summarized ranges of a fresh summary, the
-    // previous summary and what it summarized.
+    // previous summary and what it summarized. (Asked only about messages after the
+    // brief, which is always kept.)
     let covered = |i: usize, with_carried: bool| -> bool {
         if !with_carried {
             return false;
@@ -223,9 +224,10 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
             return true;
         }
         fresh_summary
-            && assessment.plan.as_ref().is_some_and(|p| {
-                p.history_range().contains(&i) || (p.prefix_range().contains(&i) && i > 0)
-            })
+            && assessment
+                .plan
+                .as_ref()
+                .is_some_and(|p| p.history_range().contains(&i) || p.prefix_range().contains(&i))
     };
     let all_files = {
         let mut ops = FileOps::default();
