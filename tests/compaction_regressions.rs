@@ -352,3 +352,48 @@ fn summary_marks_survive_lone_surrogates_and_deep_nesting_elsewhere_in_details()
         assert_eq!(marks.carried_from, Some(2));
     }
 }
+
+/// The outcome's own account of the next context: `len()` is its number of messages
+/// (what `materialize` gives), `rewrites(n)` says whether it differs from the `n` messages
+/// the step was decided over (a handle applies only a rewrite), and a kept run's
+/// `Item::len` is its number of messages.
+#[test]
+fn an_outcome_counts_the_next_context_and_says_when_it_rewrites() {
+    use delegate_context::compaction::Item;
+    assert_eq!((Item::Kept(3..7).len(), Item::Kept(3..3).len()), (4, 0));
+    assert!(Item::Kept(3..3).is_empty() && !Item::Kept(3..4).is_empty());
+    let new = Item::New(Box::new(msg(json!({"role": "user", "content": "x"}))));
+    assert_eq!((new.len(), new.is_empty()), (1, false));
+
+    let budget = budget_32k();
+    let brief = msg(json!({"role": "user", "content": "brief", "timestamp": 1}));
+    let say = |n: usize| {
+        msg(
+            json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(n)}], "stopReason": "stop"}),
+        )
+    };
+    let opts = DelegateTurnOptions::default();
+    // below the trigger: unchanged, the same messages, no rewrite
+    let small = vec![brief.clone(), say(100), say(100)];
+    let out =
+        complete_delegate_turn(&small, &budget, "m", &opts, &SummaryAnswer::default()).unwrap();
+    assert_eq!(out.outcome, TurnOutcomeKind::Unchanged);
+    assert_eq!(out.len(), 3);
+    assert!(!out.is_empty());
+    assert!(!out.rewrites(3));
+    assert!(out.rewrites(4), "decided over 4 messages, 3 follow");
+    // compacted: a summary replaces the history; the count is the next context's length
+    let big: Vec<_> = std::iter::once(brief)
+        .chain((0..8).map(|_| say(8_000)))
+        .collect();
+    let answer = SummaryAnswer {
+        history: Some("## Goal\nwrite".into()),
+        turn_prefix: Some("## Original Request\nwrite".into()),
+        error: None,
+    };
+    let out = complete_delegate_turn(&big, &budget, "m", &opts, &answer).unwrap();
+    assert_eq!(out.outcome, TurnOutcomeKind::Compacted, "{out:?}");
+    let next = out.materialize(&big);
+    assert_eq!(out.len(), next.len());
+    assert!(next.len() < big.len() && out.rewrites(big.len()));
+}
