@@ -364,6 +364,12 @@ fn an_outcome_counts_the_next_context_and_says_when_it_rewrites() {
     assert!(Item::Kept(3..3).is_empty() && !Item::Kept(3..4).is_empty());
     let new = Item::New(Box::new(msg(json!({"role": "user", "content": "x"}))));
     assert_eq!((new.len(), new.is_empty()), (1, false));
+    use delegate_context::compaction::context::DelegateContext;
+    let empty = DelegateContext::new();
+    let one =
+        DelegateContext::from_messages(&[msg(json!({"role": "user", "content": "x"}))]).unwrap();
+    assert_eq!((empty.len(), empty.is_empty()), (0, true));
+    assert_eq!((one.len(), one.is_empty()), (1, false));
 
     let budget = budget_32k();
     let brief = msg(json!({"role": "user", "content": "brief", "timestamp": 1}));
