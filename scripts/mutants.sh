@@ -105,6 +105,14 @@ for a in "$@"; do
   case $a in --output=*) out=${a#--output=}/mutants.out ;; esac
   prev=$a
 done
+# cargo mutants finds the files by reading src/lib.rs's `mod` items: a module declared
+# through a macro is invisible to it, and a run that mutates nothing must not pass as one
+# that caught everything
+files=$(cargo mutants "${config[@]}" "$@" --list-files 2>/dev/null | sort -u | wc -l)
+if [ "$files" -eq 0 ]; then
+  echo "mutants: cargo mutants found no file to mutate (are the modules plain \`mod\` items in src/lib.rs?)" >&2
+  exit 1
+fi
 start=$(date +%s)
 rc=0
 nice -n 10 cargo mutants "${jobs[@]}" "${config[@]}" "$@" || rc=$?
