@@ -403,3 +403,49 @@ fn an_outcome_counts_the_next_context_and_says_when_it_rewrites() {
     assert_eq!(out.len(), next.len());
     assert!(next.len() < big.len() && out.rewrites(big.len()));
 }
+
+/// pi's `findCutPoint` at small `keepRecentTokens` (a host's own compaction settings may
+/// set any value, 0 included): the values pi-agent-core 0.85.1 returns for this context
+/// (a 2-token brief, then three messages of 100 tokens), recorded from pi itself.
+#[test]
+fn the_cut_point_at_small_keep_recent_settings_is_pis() {
+    use delegate_context::compaction::context::DelegateContext;
+    use delegate_context::compaction::cut::find_cut_point;
+    let say = |role: &str, text: String| {
+        if role == "user" {
+            msg(json!({"role": "user", "content": text, "timestamp": 1}))
+        } else {
+            msg(
+                json!({"role": "assistant", "content": [{"type": "text", "text": text}], "stopReason": "stop", "timestamp": 1}),
+            )
+        }
+    };
+    let ms = vec![
+        say("user", "brief".into()),
+        say("assistant", "a".repeat(400)),
+        say("user", "u".repeat(400)),
+        say("assistant", "b".repeat(400)),
+    ];
+    let ctx = DelegateContext::from_messages(&ms).unwrap();
+    // keepRecentTokens → (firstKeptEntryIndex, turnStartIndex, isSplitTurn), from pi
+    let pi = [
+        (0.0, 3, 2, true),
+        (1.0, 3, 2, true),
+        (100.0, 3, 2, true),
+        (101.0, 2, -1, false),
+        (200.0, 2, -1, false),
+        (201.0, 1, 0, true),
+    ];
+    for (keep, first_kept, turn_start, split) in pi {
+        let cut = find_cut_point(&ctx, 0, ms.len(), keep, 0);
+        assert_eq!(
+            (
+                cut.first_kept_entry_index,
+                cut.turn_start_index,
+                cut.is_split_turn
+            ),
+            (first_kept, turn_start, split),
+            "keepRecentTokens {keep}"
+        );
+    }
+}
