@@ -449,3 +449,62 @@ fn the_cut_point_at_small_keep_recent_settings_is_pis() {
         );
     }
 }
+
+/// pi's `prepareCompaction` file lists: the files of the messages it summarizes (history
+/// and turn prefix) and the previous summary's own lists; never a file of a message
+/// before the previous summary, nor of the first kept message. Each case's lists are
+/// what pi-agent-core 0.85.1 returns for the same messages (the summary as pi's
+/// `compaction` entry with the same `details`).
+#[test]
+fn the_summarized_file_lists_are_pis() {
+    use delegate_context::compaction::context::DelegateContext;
+    use delegate_context::compaction::prepare::{prepare_compaction, CompactionSettings};
+    let user = |t: String| msg(json!({"role": "user", "content": t, "timestamp": 1}));
+    let call = |id: &str, path: &str| {
+        msg(
+            json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": "read", "arguments": {"path": path}}], "stopReason": "toolUse", "timestamp": 1}),
+        )
+    };
+    let res = |id: &str| {
+        msg(
+            json!({"role": "toolResult", "toolCallId": id, "toolName": "read", "content": [{"type": "text", "text": "r".repeat(400)}], "isError": false, "timestamp": 1}),
+        )
+    };
+    let said = || {
+        msg(
+            json!({"role": "assistant", "content": [{"type": "text", "text": "b".repeat(400)}], "stopReason": "stop", "timestamp": 1}),
+        )
+    };
+    let reads = |ms: &[delegate_context::message::AgentMessage], keep: f64| {
+        let ctx = DelegateContext::from_messages(ms).unwrap();
+        let prep = prepare_compaction(&ctx, &CompactionSettings::new(1000.0, keep)).unwrap();
+        prep.file_ops.file_lists().0
+    };
+    // the cut at the read of kept.rs (keepRecentTokens 201): its file stays out
+    let ms = vec![
+        user("brief".into()),
+        call("c1", "old.rs"),
+        res("c1"),
+        user("u".repeat(400)),
+        call("c2", "kept.rs"),
+        res("c2"),
+        said(),
+    ];
+    assert_eq!(reads(&ms, 201.0), vec!["old.rs"]);
+    assert_eq!(reads(&ms, 200.0), vec!["kept.rs", "old.rs"]);
+    // a file read before the previous summary is that summary's business (its details)
+    let summary = msg(
+        json!({"role": "compactionSummary", "summary": "earlier", "tokensBefore": 500, "timestamp": 1, "details": {"readFiles": ["noted.rs"], "modifiedFiles": [], "retainedMessages": 0}}),
+    );
+    let ms = vec![
+        user("brief".into()),
+        call("c1", "before.rs"),
+        res("c1"),
+        summary,
+        user("u".repeat(400)),
+        call("c2", "after.rs"),
+        res("c2"),
+        said(),
+    ];
+    assert_eq!(reads(&ms, 1.0), vec!["after.rs", "noted.rs"]);
+}
