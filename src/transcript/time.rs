@@ -85,7 +85,12 @@ pub fn iso_to_ms(s: &str) -> Option<f64> {
             if oh > 23 || om > 59 || end != b.len() {
                 return None;
             }
-            (oh * 60 + om) * if sign == b'+' { 1 } else { -1 }
+            let minutes = oh * 60 + om;
+            if sign == b'+' {
+                minutes
+            } else {
+                -minutes
+            }
         }
         _ => return None,
     };
