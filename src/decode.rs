@@ -42,10 +42,10 @@ pub fn decode_text<T: DeserializeOwned>(text: &str, path: &str) -> Result<T> {
     decode_value(&value, path)
 }
 
-/// Not generic: one copy of serde_json's parser for every input type.
+/// Not generic: one parser for every input type.
 #[inline(never)]
 fn parse_text(text: &str, path: &str) -> Result<Value> {
-    serde_json::from_str(text).map_err(|e| Error::invalid(path, e.to_string()))
+    crate::js_text::parse_value(text).map_err(|e| Error::invalid(path, e.to_string()))
 }
 
 /// `T` from `value`, or the inner path of the bad value (`""` for the value itself,
