@@ -107,6 +107,22 @@ impl Track {
     }
 }
 
+/// What serde_json names a value of the wrong type (`null` for null, `integer \`5\``).
+pub fn unexpected(v: &Value) -> Unexpected<'_> {
+    match v {
+        Value::Null => Unexpected::Unit,
+        Value::Bool(b) => Unexpected::Bool(*b),
+        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => Unexpected::Unsigned(u),
+            (_, Some(i), _) => Unexpected::Signed(i),
+            (_, _, f) => Unexpected::Float(f.unwrap_or(f64::NAN)),
+        },
+        Value::String(s) => Unexpected::Str(s),
+        Value::Array(_) => Unexpected::Seq,
+        Value::Object(_) => Unexpected::Map,
+    }
+}
+
 /// A value and where it is.
 struct At<'v, 'c> {
     v: &'v Value,
@@ -127,19 +143,7 @@ impl<'v, 'c> At<'v, 'c> {
     /// serde_json's answer for a value of the wrong type (its wording: `null` for null),
     /// without a copy of its own array and object walk for every visitor.
     fn wrong_type<T>(&self, expected: &dyn de::Expected) -> std::result::Result<T, DeError> {
-        let unexpected = match self.v {
-            Value::Null => Unexpected::Unit,
-            Value::Bool(b) => Unexpected::Bool(*b),
-            Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
-                (Some(u), _, _) => Unexpected::Unsigned(u),
-                (_, Some(i), _) => Unexpected::Signed(i),
-                (_, _, f) => Unexpected::Float(f.unwrap_or(f64::NAN)),
-            },
-            Value::String(s) => Unexpected::Str(s),
-            Value::Array(_) => Unexpected::Seq,
-            Value::Object(_) => Unexpected::Map,
-        };
-        self.seen(Err(de::Error::invalid_type(unexpected, expected)))
+        self.seen(Err(de::Error::invalid_type(unexpected(self.v), expected)))
     }
 
     fn array<V: Visitor<'v>>(

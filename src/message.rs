@@ -7,13 +7,15 @@
 //! (it counts 0 tokens, like pi's `estimateTokens`). Input is decoded with
 //! [`AgentMessage::from_value`], which reports the path of a bad value.
 
-use serde::de::{DeserializeOwned, Error as _};
+use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 use crate::role::Role;
 use crate::stop_reason::StopReason;
+
+mod read;
 
 /// The TypeScript declaration of these types (the binding puts it in the `.d.ts`): pi's own shapes (pi-ai 0.85.1's messages and
 /// blocks, pi-agent-core's harness messages; host-contract §1), field for field, so that what
@@ -62,7 +64,7 @@ export type AgentMessage = UserMessage | AssistantMessage | ToolResultMessage | 
 pub type Extra = Map<String, Value>;
 
 /// `string | (TextContent | ImageContent | ...)[]`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Content {
     Text(String),
@@ -99,7 +101,7 @@ impl Content {
 }
 
 /// `{type: "text", text, textSignature?}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TextBlock {
     pub text: String,
@@ -110,7 +112,7 @@ pub struct TextBlock {
 }
 
 /// `{type: "thinking", thinking, thinkingSignature?, redacted?}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ThinkingBlock {
     pub thinking: String,
@@ -123,7 +125,7 @@ pub struct ThinkingBlock {
 }
 
 /// `{type: "image", data, mimeType}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageBlock {
     pub data: String,
@@ -133,7 +135,7 @@ pub struct ImageBlock {
 }
 
 /// `{type: "toolCall", id, name, arguments, thoughtSignature?}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCallBlock {
     pub id: String,
@@ -202,7 +204,7 @@ impl Usage {
 }
 
 /// `{role: "user", content, timestamp}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UserMessage {
     pub content: Content,
@@ -213,7 +215,7 @@ pub struct UserMessage {
 }
 
 /// `{role: "assistant", content, api, provider, model, usage, stopReason, errorMessage?, timestamp}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AssistantMessage {
     pub content: Vec<ContentBlock>,
@@ -257,18 +259,14 @@ impl AssistantMessage {
 }
 
 /// `{role: "toolResult", toolCallId, toolName, content, details?, isError, timestamp}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolResultMessage {
     pub tool_call_id: String,
     pub tool_name: String,
     pub content: Content,
     /// Any JSON, kept as given (a `null` survives).
-    #[serde(
-        default,
-        deserialize_with = "kept_even_if_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_error: Option<bool>,
@@ -279,7 +277,7 @@ pub struct ToolResultMessage {
 }
 
 /// `{role: "compactionSummary", summary, tokensBefore, timestamp}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompactionSummaryMessage {
     pub summary: String,
@@ -292,16 +290,12 @@ pub struct CompactionSummaryMessage {
 }
 
 /// `{role: "branchSummary", summary, fromId, timestamp}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BranchSummaryMessage {
     pub summary: String,
     /// `string | null` in pi; kept as given (a `null` survives).
-    #[serde(
-        default,
-        deserialize_with = "kept_even_if_null",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from_id: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<f64>,
@@ -310,7 +304,7 @@ pub struct BranchSummaryMessage {
 }
 
 /// `{role: "custom", customType, content, display, details?, timestamp}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CustomMessage {
     pub content: Content,
@@ -325,7 +319,7 @@ pub struct CustomMessage {
 }
 
 /// `{role: "bashExecution", command, output, exitCode?, cancelled?, truncated?, excludeFromContext?, timestamp}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BashExecutionMessage {
     pub command: String,
@@ -406,7 +400,7 @@ impl AgentMessage {
 
     /// Decode one message from a JSON value, naming `path` (e.g. `messages[3]`) in errors.
     pub fn from_value(value: Value, path: &str) -> Result<Self> {
-        let Value::Object(mut map) = value else {
+        let Value::Object(map) = value else {
             return Err(Error::invalid(
                 path,
                 format!("expected a message object, got {}", kind_of(&value)),
@@ -427,22 +421,8 @@ impl AgentMessage {
                 ))
             }
         };
-        macro_rules! known {
-            ($variant:ident) => {{
-                map.remove("role");
-                Ok(AgentMessage::$variant(decode_at(Value::Object(map), path)?))
-            }};
-        }
-        match Role::parse(&role) {
-            Role::User => known!(User),
-            Role::Assistant => known!(Assistant),
-            Role::ToolResult => known!(ToolResult),
-            Role::CompactionSummary => known!(CompactionSummary),
-            Role::BranchSummary => known!(BranchSummary),
-            Role::Custom => known!(Custom),
-            Role::BashExecution => known!(BashExecution),
-            Role::Other => Ok(AgentMessage::Other(map)),
-        }
+        read::message(Role::parse(&role), map)
+            .map_err(|(at, message)| Error::invalid(format!("{path}{at}"), message))
     }
 
     /// Decode a whole array, naming `path[i]` in errors.
@@ -459,42 +439,6 @@ impl AgentMessage {
             .enumerate()
             .map(|(i, v)| AgentMessage::from_value(v, &format!("{path}[{i}]")))
             .collect()
-    }
-}
-
-impl ContentBlock {
-    fn from_map(mut map: Extra) -> std::result::Result<Self, String> {
-        let kind = match map.get("type") {
-            Some(Value::String(t)) => t.clone(),
-            Some(other) => return Err(format!("type: expected a string, got {}", kind_of(other))),
-            None => return Err("missing field `type`".into()),
-        };
-        fn de<T: DeserializeOwned>(map: Extra) -> std::result::Result<T, String> {
-            crate::decode::decode_inner(&Value::Object(map)).map_err(|(p, message)| {
-                match p.strip_prefix('.').unwrap_or(&p) {
-                    "" => message,
-                    p => format!("{p}: {message}"),
-                }
-            })
-        }
-        let known = matches!(kind.as_str(), "text" | "thinking" | "image" | "toolCall");
-        if known {
-            map.remove("type");
-        }
-        Ok(match kind.as_str() {
-            "text" => ContentBlock::Text(de(map)?),
-            "thinking" => ContentBlock::Thinking(de(map)?),
-            "image" => ContentBlock::Image(de(map)?),
-            "toolCall" => ContentBlock::ToolCall(de(map)?),
-            _ => ContentBlock::Other(map),
-        })
-    }
-}
-
-impl<'de> Deserialize<'de> for ContentBlock {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        let map = Extra::deserialize(d)?;
-        ContentBlock::from_map(map).map_err(D::Error::custom)
     }
 }
 
@@ -554,14 +498,6 @@ impl<'de> Deserialize<'de> for AgentMessage {
 }
 
 pub use crate::decode::{decode_at, decode_text};
-
-/// For `Option<Value>` fields: a present `null` is `Some(Value::Null)`, so it is written
-/// back; only a missing field is `None`.
-fn kept_even_if_null<'de, D: Deserializer<'de>>(
-    d: D,
-) -> std::result::Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
-}
 
 /// "a string", "an array", ... for error messages.
 pub fn kind_of(v: &Value) -> &'static str {
