@@ -190,6 +190,20 @@ impl<'v, 'c> At<'v, 'c> {
     }
 }
 
+/// A number as serde_json reads one from a `&Value` (its own integer and float visits);
+/// anything else the wrong type, through [`At::wrong_type`] (no array or object walk is
+/// written out for a number's visitor).
+macro_rules! numbers {
+    ($($method:ident)*) => {$(
+        fn $method<V: Visitor<'v>>(self, visitor: V) -> std::result::Result<V::Value, DeError> {
+            match self.v {
+                Value::Number(n) => self.seen(n.deserialize_any(visitor)),
+                _ => self.wrong_type(&visitor),
+            }
+        }
+    )*};
+}
+
 impl<'v, 'c> Deserializer<'v> for At<'v, 'c> {
     type Error = DeError;
 
@@ -282,33 +296,55 @@ impl<'v, 'c> Deserializer<'v> for At<'v, 'c> {
         }
     }
 
-    // Scalars: serde_json's own answers (its coercions and its messages).
+    // Scalars: serde_json's answers for a `&Value` (the same visits, the same messages),
+    // a wrong type through the one non-generic `wrong_type`.
     fn deserialize_bool<V: Visitor<'v>>(
         self,
         visitor: V,
     ) -> std::result::Result<V::Value, DeError> {
-        self.seen(self.v.deserialize_bool(visitor))
+        match self.v {
+            Value::Bool(b) => self.seen(visitor.visit_bool(*b)),
+            _ => self.wrong_type(&visitor),
+        }
     }
     fn deserialize_str<V: Visitor<'v>>(self, visitor: V) -> std::result::Result<V::Value, DeError> {
-        self.seen(self.v.deserialize_str(visitor))
+        match self.v {
+            Value::String(s) => self.seen(visitor.visit_borrowed_str(s)),
+            _ => self.wrong_type(&visitor),
+        }
     }
     fn deserialize_string<V: Visitor<'v>>(
         self,
         visitor: V,
     ) -> std::result::Result<V::Value, DeError> {
-        self.seen(self.v.deserialize_string(visitor))
+        self.deserialize_str(visitor)
     }
     fn deserialize_unit<V: Visitor<'v>>(
         self,
         visitor: V,
     ) -> std::result::Result<V::Value, DeError> {
-        self.seen(self.v.deserialize_unit(visitor))
+        match self.v {
+            Value::Null => self.seen(visitor.visit_unit()),
+            _ => self.wrong_type(&visitor),
+        }
+    }
+
+    numbers! {
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
+        deserialize_f32 deserialize_f64
+    }
+
+    fn deserialize_char<V: Visitor<'v>>(
+        self,
+        visitor: V,
+    ) -> std::result::Result<V::Value, DeError> {
+        self.deserialize_str(visitor)
     }
 
     forward_to_deserialize_any! {
         <W: Visitor<'v>>
-        i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char bytes byte_buf
-        unit_struct identifier
+        bytes byte_buf unit_struct identifier
     }
 }
 
