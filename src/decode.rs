@@ -42,10 +42,10 @@ pub fn decode_text<T: DeserializeOwned>(text: &str, path: &str) -> Result<T> {
     decode_value(&value, path)
 }
 
-/// Not generic: one copy of serde_json's parser for every input type.
+/// Not generic: one parser for every input type.
 #[inline(never)]
 fn parse_text(text: &str, path: &str) -> Result<Value> {
-    serde_json::from_str(text).map_err(|e| Error::invalid(path, e.to_string()))
+    crate::js_text::parse_value(text).map_err(|e| Error::invalid(path, e.to_string()))
 }
 
 /// `T` from `value`, or the inner path of the bad value (`""` for the value itself,
@@ -107,6 +107,22 @@ impl Track {
     }
 }
 
+/// What serde_json names a value of the wrong type (`null` for null, `integer \`5\``).
+pub fn unexpected(v: &Value) -> Unexpected<'_> {
+    match v {
+        Value::Null => Unexpected::Unit,
+        Value::Bool(b) => Unexpected::Bool(*b),
+        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => Unexpected::Unsigned(u),
+            (_, Some(i), _) => Unexpected::Signed(i),
+            (_, _, f) => Unexpected::Float(f.unwrap_or(f64::NAN)),
+        },
+        Value::String(s) => Unexpected::Str(s),
+        Value::Array(_) => Unexpected::Seq,
+        Value::Object(_) => Unexpected::Map,
+    }
+}
+
 /// A value and where it is.
 struct At<'v, 'c> {
     v: &'v Value,
@@ -127,19 +143,7 @@ impl<'v, 'c> At<'v, 'c> {
     /// serde_json's answer for a value of the wrong type (its wording: `null` for null),
     /// without a copy of its own array and object walk for every visitor.
     fn wrong_type<T>(&self, expected: &dyn de::Expected) -> std::result::Result<T, DeError> {
-        let unexpected = match self.v {
-            Value::Null => Unexpected::Unit,
-            Value::Bool(b) => Unexpected::Bool(*b),
-            Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
-                (Some(u), _, _) => Unexpected::Unsigned(u),
-                (_, Some(i), _) => Unexpected::Signed(i),
-                (_, _, f) => Unexpected::Float(f.unwrap_or(f64::NAN)),
-            },
-            Value::String(s) => Unexpected::Str(s),
-            Value::Array(_) => Unexpected::Seq,
-            Value::Object(_) => Unexpected::Map,
-        };
-        self.seen(Err(de::Error::invalid_type(unexpected, expected)))
+        self.seen(Err(de::Error::invalid_type(unexpected(self.v), expected)))
     }
 
     fn array<V: Visitor<'v>>(
@@ -184,6 +188,20 @@ impl<'v, 'c> At<'v, 'c> {
             });
         self.seen(r)
     }
+}
+
+/// A number as serde_json reads one from a `&Value` (its own integer and float visits);
+/// anything else the wrong type, through [`At::wrong_type`] (no array or object walk is
+/// written out for a number's visitor).
+macro_rules! numbers {
+    ($($method:ident)*) => {$(
+        fn $method<V: Visitor<'v>>(self, visitor: V) -> std::result::Result<V::Value, DeError> {
+            match self.v {
+                Value::Number(n) => self.seen(n.deserialize_any(visitor)),
+                _ => self.wrong_type(&visitor),
+            }
+        }
+    )*};
 }
 
 impl<'v, 'c> Deserializer<'v> for At<'v, 'c> {
@@ -278,33 +296,55 @@ impl<'v, 'c> Deserializer<'v> for At<'v, 'c> {
         }
     }
 
-    // Scalars: serde_json's own answers (its coercions and its messages).
+    // Scalars: serde_json's answers for a `&Value` (the same visits, the same messages),
+    // a wrong type through the one non-generic `wrong_type`.
     fn deserialize_bool<V: Visitor<'v>>(
         self,
         visitor: V,
     ) -> std::result::Result<V::Value, DeError> {
-        self.seen(self.v.deserialize_bool(visitor))
+        match self.v {
+            Value::Bool(b) => self.seen(visitor.visit_bool(*b)),
+            _ => self.wrong_type(&visitor),
+        }
     }
     fn deserialize_str<V: Visitor<'v>>(self, visitor: V) -> std::result::Result<V::Value, DeError> {
-        self.seen(self.v.deserialize_str(visitor))
+        match self.v {
+            Value::String(s) => self.seen(visitor.visit_borrowed_str(s)),
+            _ => self.wrong_type(&visitor),
+        }
     }
     fn deserialize_string<V: Visitor<'v>>(
         self,
         visitor: V,
     ) -> std::result::Result<V::Value, DeError> {
-        self.seen(self.v.deserialize_string(visitor))
+        self.deserialize_str(visitor)
     }
     fn deserialize_unit<V: Visitor<'v>>(
         self,
         visitor: V,
     ) -> std::result::Result<V::Value, DeError> {
-        self.seen(self.v.deserialize_unit(visitor))
+        match self.v {
+            Value::Null => self.seen(visitor.visit_unit()),
+            _ => self.wrong_type(&visitor),
+        }
+    }
+
+    numbers! {
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
+        deserialize_f32 deserialize_f64
+    }
+
+    fn deserialize_char<V: Visitor<'v>>(
+        self,
+        visitor: V,
+    ) -> std::result::Result<V::Value, DeError> {
+        self.deserialize_str(visitor)
     }
 
     forward_to_deserialize_any! {
         <W: Visitor<'v>>
-        i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char bytes byte_buf
-        unit_struct identifier
+        bytes byte_buf unit_struct identifier
     }
 }
 

@@ -18,12 +18,15 @@
 
 use serde_json::Value;
 
+mod parse;
+pub use parse::{parse_value, ParseError};
+
 /// Parse JSON text the way JavaScript's `JSON.parse` reads numbers: every number is a
-/// double. serde_json keeps integers as 64-bit integers, and one beyond 2^53 (which
+/// double. [`parse_value`] keeps integers as 64-bit integers, and one beyond 2^53 (which
 /// `JSON.stringify` prints for a large integral double) could not travel back to
 /// JavaScript; such integers become the double they denote (the same value JavaScript had).
-pub fn parse_json(text: &str) -> serde_json::Result<Value> {
-    let mut v: Value = serde_json::from_str(text)?;
+pub fn parse_json(text: &str) -> Result<Value, ParseError> {
+    let mut v = parse_value(text)?;
     doubles_only(&mut v);
     Ok(v)
 }

@@ -7,13 +7,16 @@
 //! (it counts 0 tokens, like pi's `estimateTokens`). Input is decoded with
 //! [`AgentMessage::from_value`], which reports the path of a bad value.
 
-use serde::de::{DeserializeOwned, Error as _};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 use crate::role::Role;
 use crate::stop_reason::StopReason;
+
+mod read;
+mod write;
 
 /// The TypeScript declaration of these types (the binding puts it in the `.d.ts`): pi's own shapes (pi-ai 0.85.1's messages and
 /// blocks, pi-agent-core's harness messages; host-contract §1), field for field, so that what
@@ -62,7 +65,7 @@ export type AgentMessage = UserMessage | AssistantMessage | ToolResultMessage | 
 pub type Extra = Map<String, Value>;
 
 /// `string | (TextContent | ImageContent | ...)[]`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Content {
     Text(String),
@@ -99,49 +102,37 @@ impl Content {
 }
 
 /// `{type: "text", text, textSignature?}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TextBlock {
     pub text: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text_signature: Option<String>,
-    #[serde(flatten)]
     pub extra: Extra,
 }
 
 /// `{type: "thinking", thinking, thinkingSignature?, redacted?}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ThinkingBlock {
     pub thinking: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking_signature: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redacted: Option<bool>,
-    #[serde(flatten)]
     pub extra: Extra,
 }
 
 /// `{type: "image", data, mimeType}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ImageBlock {
     pub data: String,
     pub mime_type: String,
-    #[serde(flatten)]
     pub extra: Extra,
 }
 
 /// `{type: "toolCall", id, name, arguments, thoughtSignature?}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ToolCallBlock {
     pub id: String,
     pub name: String,
     pub arguments: Value,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thought_signature: Option<String>,
-    #[serde(flatten)]
     pub extra: Extra,
 }
 
@@ -202,37 +193,25 @@ impl Usage {
 }
 
 /// `{role: "user", content, timestamp}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct UserMessage {
     pub content: Content,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<f64>,
-    #[serde(flatten)]
     pub extra: Extra,
 }
 
 /// `{role: "assistant", content, api, provider, model, usage, stopReason, errorMessage?, timestamp}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct AssistantMessage {
     pub content: Vec<ContentBlock>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
     /// The text as given (a text pi does not write survives); read it with [`Self::stop`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_message: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<f64>,
-    #[serde(flatten)]
     pub extra: Extra,
 }
 
@@ -257,84 +236,54 @@ impl AssistantMessage {
 }
 
 /// `{role: "toolResult", toolCallId, toolName, content, details?, isError, timestamp}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ToolResultMessage {
     pub tool_call_id: String,
     pub tool_name: String,
     pub content: Content,
     /// Any JSON, kept as given (a `null` survives).
-    #[serde(
-        default,
-        deserialize_with = "kept_even_if_null",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub details: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_error: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<f64>,
-    #[serde(flatten)]
     pub extra: Extra,
 }
 
 /// `{role: "compactionSummary", summary, tokensBefore, timestamp}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CompactionSummaryMessage {
     pub summary: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens_before: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<f64>,
-    #[serde(flatten)]
     pub extra: Extra,
 }
 
 /// `{role: "branchSummary", summary, fromId, timestamp}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BranchSummaryMessage {
     pub summary: String,
     /// `string | null` in pi; kept as given (a `null` survives).
-    #[serde(
-        default,
-        deserialize_with = "kept_even_if_null",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub from_id: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<f64>,
-    #[serde(flatten)]
     pub extra: Extra,
 }
 
 /// `{role: "custom", customType, content, display, details?, timestamp}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CustomMessage {
     pub content: Content,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub custom_type: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub display: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<f64>,
-    #[serde(flatten)]
     pub extra: Extra,
 }
 
 /// `{role: "bashExecution", command, output, exitCode?, cancelled?, truncated?, excludeFromContext?, timestamp}`
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BashExecutionMessage {
     pub command: String,
     pub output: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exclude_from_context: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<f64>,
-    #[serde(flatten)]
     pub extra: Extra,
 }
 
@@ -406,7 +355,7 @@ impl AgentMessage {
 
     /// Decode one message from a JSON value, naming `path` (e.g. `messages[3]`) in errors.
     pub fn from_value(value: Value, path: &str) -> Result<Self> {
-        let Value::Object(mut map) = value else {
+        let Value::Object(map) = value else {
             return Err(Error::invalid(
                 path,
                 format!("expected a message object, got {}", kind_of(&value)),
@@ -427,22 +376,8 @@ impl AgentMessage {
                 ))
             }
         };
-        macro_rules! known {
-            ($variant:ident) => {{
-                map.remove("role");
-                Ok(AgentMessage::$variant(decode_at(Value::Object(map), path)?))
-            }};
-        }
-        match Role::parse(&role) {
-            Role::User => known!(User),
-            Role::Assistant => known!(Assistant),
-            Role::ToolResult => known!(ToolResult),
-            Role::CompactionSummary => known!(CompactionSummary),
-            Role::BranchSummary => known!(BranchSummary),
-            Role::Custom => known!(Custom),
-            Role::BashExecution => known!(BashExecution),
-            Role::Other => Ok(AgentMessage::Other(map)),
-        }
+        read::message(Role::parse(&role), map)
+            .map_err(|(at, message)| Error::invalid(format!("{path}{at}"), message))
     }
 
     /// Decode a whole array, naming `path[i]` in errors.
@@ -462,90 +397,6 @@ impl AgentMessage {
     }
 }
 
-impl ContentBlock {
-    fn from_map(mut map: Extra) -> std::result::Result<Self, String> {
-        let kind = match map.get("type") {
-            Some(Value::String(t)) => t.clone(),
-            Some(other) => return Err(format!("type: expected a string, got {}", kind_of(other))),
-            None => return Err("missing field `type`".into()),
-        };
-        fn de<T: DeserializeOwned>(map: Extra) -> std::result::Result<T, String> {
-            crate::decode::decode_inner(&Value::Object(map)).map_err(|(p, message)| {
-                match p.strip_prefix('.').unwrap_or(&p) {
-                    "" => message,
-                    p => format!("{p}: {message}"),
-                }
-            })
-        }
-        let known = matches!(kind.as_str(), "text" | "thinking" | "image" | "toolCall");
-        if known {
-            map.remove("type");
-        }
-        Ok(match kind.as_str() {
-            "text" => ContentBlock::Text(de(map)?),
-            "thinking" => ContentBlock::Thinking(de(map)?),
-            "image" => ContentBlock::Image(de(map)?),
-            "toolCall" => ContentBlock::ToolCall(de(map)?),
-            _ => ContentBlock::Other(map),
-        })
-    }
-}
-
-impl<'de> Deserialize<'de> for ContentBlock {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        let map = Extra::deserialize(d)?;
-        ContentBlock::from_map(map).map_err(D::Error::custom)
-    }
-}
-
-#[derive(Serialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
-enum BlockRef<'a> {
-    Text(&'a TextBlock),
-    Thinking(&'a ThinkingBlock),
-    Image(&'a ImageBlock),
-    ToolCall(&'a ToolCallBlock),
-}
-
-impl Serialize for ContentBlock {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        match self {
-            ContentBlock::Text(b) => BlockRef::Text(b).serialize(s),
-            ContentBlock::Thinking(b) => BlockRef::Thinking(b).serialize(s),
-            ContentBlock::Image(b) => BlockRef::Image(b).serialize(s),
-            ContentBlock::ToolCall(b) => BlockRef::ToolCall(b).serialize(s),
-            ContentBlock::Other(m) => m.serialize(s),
-        }
-    }
-}
-
-#[derive(Serialize)]
-#[serde(tag = "role", rename_all = "camelCase")]
-enum MessageRef<'a> {
-    User(&'a UserMessage),
-    Assistant(&'a AssistantMessage),
-    ToolResult(&'a ToolResultMessage),
-    CompactionSummary(&'a CompactionSummaryMessage),
-    BranchSummary(&'a BranchSummaryMessage),
-    Custom(&'a CustomMessage),
-    BashExecution(&'a BashExecutionMessage),
-}
-
-impl Serialize for AgentMessage {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        match self {
-            AgentMessage::User(m) => MessageRef::User(m).serialize(s),
-            AgentMessage::Assistant(m) => MessageRef::Assistant(m).serialize(s),
-            AgentMessage::ToolResult(m) => MessageRef::ToolResult(m).serialize(s),
-            AgentMessage::CompactionSummary(m) => MessageRef::CompactionSummary(m).serialize(s),
-            AgentMessage::BranchSummary(m) => MessageRef::BranchSummary(m).serialize(s),
-            AgentMessage::Custom(m) => MessageRef::Custom(m).serialize(s),
-            AgentMessage::BashExecution(m) => MessageRef::BashExecution(m).serialize(s),
-            AgentMessage::Other(m) => m.serialize(s),
-        }
-    }
-}
-
 impl<'de> Deserialize<'de> for AgentMessage {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         let value = Value::deserialize(d)?;
@@ -554,14 +405,6 @@ impl<'de> Deserialize<'de> for AgentMessage {
 }
 
 pub use crate::decode::{decode_at, decode_text};
-
-/// For `Option<Value>` fields: a present `null` is `Some(Value::Null)`, so it is written
-/// back; only a missing field is `None`.
-fn kept_even_if_null<'de, D: Deserializer<'de>>(
-    d: D,
-) -> std::result::Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
-}
 
 /// "a string", "an array", ... for error messages.
 pub fn kind_of(v: &Value) -> &'static str {
@@ -595,6 +438,53 @@ mod tests {
     fn round_trip(v: Value) -> Value {
         let m = AgentMessage::from_value(v, "m").unwrap();
         serde_json::to_value(&m).unwrap()
+    }
+
+    /// The text written back: the tag, the known fields in pi's order (each message
+    /// given here in another order), then the host's own fields in their order.
+    #[test]
+    fn messages_are_written_tag_first_fields_in_order_then_host_fields() {
+        let cases = [
+            (
+                json!({"z": 1, "timestamp": 2, "content": [{"mine": 1, "textSignature": "s", "text": "a", "type": "text"}, {"mimeType": "m", "data": "d", "type": "image"}], "role": "user"}),
+                r#"{"role":"user","content":[{"type":"text","text":"a","textSignature":"s","mine":1},{"type":"image","data":"d","mimeType":"m"}],"timestamp":2.0,"z":1}"#,
+            ),
+            (
+                json!({"timestamp": 1, "errorMessage": "e", "stopReason": "error", "usage": {"input": 1}, "model": "m", "provider": "p", "api": "a", "h": null, "role": "assistant",
+                       "content": [{"redacted": true, "thinkingSignature": "g", "thinking": "t", "type": "thinking"}, {"thoughtSignature": "o", "arguments": {"b": 1, "a": 2}, "name": "n", "id": "i", "type": "toolCall", "x": 0}, {"k": 1, "type": "future"}]}),
+                r#"{"role":"assistant","content":[{"type":"thinking","thinking":"t","thinkingSignature":"g","redacted":true},{"type":"toolCall","id":"i","name":"n","arguments":{"b":1,"a":2},"thoughtSignature":"o","x":0},{"k":1,"type":"future"}],"api":"a","provider":"p","model":"m","usage":{"input":1.0},"stopReason":"error","errorMessage":"e","timestamp":1.0,"h":null}"#,
+            ),
+            (
+                json!({"timestamp": 1, "isError": true, "details": null, "content": "c", "toolName": "n", "toolCallId": "i", "role": "toolResult"}),
+                r#"{"role":"toolResult","toolCallId":"i","toolName":"n","content":"c","details":null,"isError":true,"timestamp":1.0}"#,
+            ),
+            (
+                json!({"timestamp": 1, "tokensBefore": 2, "summary": "s", "role": "compactionSummary"}),
+                r#"{"role":"compactionSummary","summary":"s","tokensBefore":2.0,"timestamp":1.0}"#,
+            ),
+            (
+                json!({"timestamp": 1, "fromId": null, "summary": "s", "role": "branchSummary"}),
+                r#"{"role":"branchSummary","summary":"s","fromId":null,"timestamp":1.0}"#,
+            ),
+            (
+                json!({"timestamp": 1, "display": false, "customType": "k", "content": "c", "role": "custom"}),
+                r#"{"role":"custom","content":"c","customType":"k","display":false,"timestamp":1.0}"#,
+            ),
+            (
+                json!({"timestamp": 1, "excludeFromContext": true, "output": "o", "command": "c", "role": "bashExecution", "exitCode": 0}),
+                r#"{"role":"bashExecution","command":"c","output":"o","excludeFromContext":true,"timestamp":1.0,"exitCode":0}"#,
+            ),
+            (
+                json!({"b": 1, "role": "hostOnly", "a": 2}),
+                r#"{"b":1,"role":"hostOnly","a":2}"#,
+            ),
+        ];
+        for (given, written) in cases {
+            let m = AgentMessage::from_value(given, "m").unwrap();
+            assert_eq!(serde_json::to_string(&m).unwrap(), written);
+            let v = serde_json::to_value(&m).unwrap();
+            assert_eq!(v.to_string(), written, "the same through a Value");
+        }
     }
 
     #[test]

@@ -1,0 +1,355 @@
+//! Host messages and content blocks read from a parsed JSON value (host-contract §1), by
+//! one table-driven reader instead of serde's derived visitors (issue 17 §7: a copy of
+//! those, flattened `extra` included, for every message type and every caller).
+//!
+//! It reads as the derived decoders read, in their words: an object's entries in their
+//! order (the first bad value in the object is the one named), each known field checked
+//! for its type, unknown fields kept in `extra` in their order, then the first missing
+//! required field (in the struct's order) named. A field given `null` is absent unless it
+//! keeps `null` (`details`, `fromId`, `arguments`).
+
+use serde::de::Error as _;
+use serde_json::Value;
+
+use super::{
+    AssistantMessage, BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage,
+    Content, ContentBlock, CustomMessage, Extra, ImageBlock, TextBlock, ThinkingBlock,
+    ToolCallBlock, ToolResultMessage, Usage, UserMessage,
+};
+use crate::role::Role;
+
+/// A bad value: its path inside the value read (`""`, `.content[0]`) and the message.
+pub(super) type Bad = (String, String);
+
+/// What a field holds.
+#[derive(Clone, Copy, PartialEq)]
+enum Ty {
+    /// A string, required.
+    Str,
+    /// A string or absent.
+    OptStr,
+    /// A number or absent.
+    OptNum,
+    /// A boolean or absent.
+    OptBool,
+    /// Any value, required (`null` included).
+    Json,
+    /// Any value or absent (a `null` kept).
+    OptJson,
+    /// A string or an array of blocks, required.
+    Content,
+    /// An array of blocks, required.
+    Blocks,
+    /// pi-ai's `Usage` or absent.
+    OptUsage,
+}
+
+/// A field's value as read.
+enum Slot {
+    Absent,
+    Str(String),
+    Num(f64),
+    Bool(bool),
+    Json(Value),
+    Content(Content),
+    Blocks(Vec<ContentBlock>),
+    Usage(Usage),
+}
+
+/// serde_json's "invalid type" message for `v` where `expected` was wanted.
+fn invalid_type(v: &Value, expected: &str) -> String {
+    serde_json::Error::invalid_type(crate::decode::unexpected(v), &expected).to_string()
+}
+
+/// One field's value, checked against `ty`.
+fn slot(v: Value, ty: Ty) -> Result<Slot, Bad> {
+    let wrong = |v: &Value, expected: &str| Err((String::new(), invalid_type(v, expected)));
+    Ok(match (ty, v) {
+        (Ty::OptStr | Ty::OptNum | Ty::OptBool | Ty::OptUsage, Value::Null) => Slot::Absent,
+        (Ty::Str | Ty::OptStr, Value::String(s)) => Slot::Str(s),
+        (Ty::Str | Ty::OptStr, v) => return wrong(&v, "a string"),
+        (Ty::OptNum, Value::Number(n)) => Slot::Num(n.as_f64().unwrap_or(f64::NAN)),
+        (Ty::OptNum, v) => return wrong(&v, "f64"),
+        (Ty::OptBool, Value::Bool(b)) => Slot::Bool(b),
+        (Ty::OptBool, v) => return wrong(&v, "a boolean"),
+        (Ty::Json | Ty::OptJson, v) => Slot::Json(v),
+        (Ty::Content, Value::String(s)) => Slot::Content(Content::Text(s)),
+        (Ty::Content, v) => match v {
+            // serde's untagged enum: any bad block makes the whole value unmatched
+            Value::Array(items) => match items.into_iter().map(block).collect() {
+                Ok(blocks) => Slot::Content(Content::Blocks(blocks)),
+                Err(_) => return untagged(),
+            },
+            _ => return untagged(),
+        },
+        (Ty::Blocks, Value::Array(items)) => {
+            let mut blocks = Vec::with_capacity(items.len());
+            for (i, item) in items.into_iter().enumerate() {
+                blocks.push(block(item).map_err(|message| (format!("[{i}]"), message))?);
+            }
+            Slot::Blocks(blocks)
+        }
+        (Ty::Blocks, v) => return wrong(&v, "a sequence"),
+        (Ty::OptUsage, v) => Slot::Usage(crate::decode::decode_inner(&v)?),
+    })
+}
+
+fn untagged<T>() -> Result<T, Bad> {
+    Err((
+        String::new(),
+        "data did not match any variant of untagged enum Content".into(),
+    ))
+}
+
+/// An object's fields, read in the object's order (see the module's documentation).
+struct Fields {
+    slots: Vec<Slot>,
+    extra: Extra,
+}
+
+impl Fields {
+    fn read(map: Extra, table: &[(&'static str, Ty)]) -> Result<Fields, Bad> {
+        let mut slots: Vec<Slot> = table.iter().map(|_| Slot::Absent).collect();
+        let mut seen = vec![false; table.len()];
+        let mut extra = Extra::new();
+        for (key, v) in map {
+            match table.iter().position(|(name, _)| *name == key) {
+                Some(i) => {
+                    slots[i] = slot(v, table[i].1)
+                        .map_err(|(at, message)| (format!(".{key}{at}"), message))?;
+                    seen[i] = true;
+                }
+                None => {
+                    extra.insert(key, v);
+                }
+            }
+        }
+        let required = [Ty::Str, Ty::Json, Ty::Content, Ty::Blocks];
+        for (i, (name, ty)) in table.iter().enumerate() {
+            if !seen[i] && required.contains(ty) {
+                return Err((String::new(), format!("missing field `{name}`")));
+            }
+        }
+        Ok(Fields { slots, extra })
+    }
+
+    fn take(&mut self, i: usize) -> Slot {
+        std::mem::replace(&mut self.slots[i], Slot::Absent)
+    }
+    fn str(&mut self, i: usize) -> String {
+        self.opt_str(i).unwrap_or_default()
+    }
+    fn opt_str(&mut self, i: usize) -> Option<String> {
+        match self.take(i) {
+            Slot::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+    fn num(&mut self, i: usize) -> Option<f64> {
+        match self.take(i) {
+            Slot::Num(x) => Some(x),
+            _ => None,
+        }
+    }
+    fn bool(&mut self, i: usize) -> Option<bool> {
+        match self.take(i) {
+            Slot::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+    fn json(&mut self, i: usize) -> Option<Value> {
+        match self.take(i) {
+            Slot::Json(v) => Some(v),
+            _ => None,
+        }
+    }
+    fn content(&mut self, i: usize) -> Content {
+        match self.take(i) {
+            Slot::Content(c) => c,
+            _ => Content::default(),
+        }
+    }
+    fn blocks(&mut self, i: usize) -> Vec<ContentBlock> {
+        match self.take(i) {
+            Slot::Blocks(b) => b,
+            _ => Vec::new(),
+        }
+    }
+    fn usage(&mut self, i: usize) -> Option<Usage> {
+        match self.take(i) {
+            Slot::Usage(u) => Some(u),
+            _ => None,
+        }
+    }
+}
+
+/// One content block: an object tagged by `type` (a type this library does not know is
+/// kept whole); the message says which field was bad (`text: invalid type: ...`).
+pub(super) fn block(v: Value) -> Result<ContentBlock, String> {
+    let Value::Object(mut map) = v else {
+        return Err(invalid_type(&v, "a map"));
+    };
+    let kind = match map.get("type") {
+        Some(Value::String(t)) => t.clone(),
+        Some(other) => {
+            return Err(format!(
+                "type: expected a string, got {}",
+                super::kind_of(other)
+            ))
+        }
+        None => return Err("missing field `type`".into()),
+    };
+    let table: &[(&str, Ty)] = match kind.as_str() {
+        "text" => &[("text", Ty::Str), ("textSignature", Ty::OptStr)],
+        "thinking" => &[
+            ("thinking", Ty::Str),
+            ("thinkingSignature", Ty::OptStr),
+            ("redacted", Ty::OptBool),
+        ],
+        "image" => &[("data", Ty::Str), ("mimeType", Ty::Str)],
+        "toolCall" => &[
+            ("id", Ty::Str),
+            ("name", Ty::Str),
+            ("arguments", Ty::Json),
+            ("thoughtSignature", Ty::OptStr),
+        ],
+        _ => return Ok(ContentBlock::Other(map)),
+    };
+    map.remove("type");
+    let mut f = Fields::read(map, table).map_err(|(at, message)| {
+        match at.strip_prefix('.').unwrap_or(&at) {
+            "" => message,
+            at => format!("{at}: {message}"),
+        }
+    })?;
+    Ok(match kind.as_str() {
+        "text" => ContentBlock::Text(TextBlock {
+            text: f.str(0),
+            text_signature: f.opt_str(1),
+            extra: f.extra,
+        }),
+        "thinking" => ContentBlock::Thinking(ThinkingBlock {
+            thinking: f.str(0),
+            thinking_signature: f.opt_str(1),
+            redacted: f.bool(2),
+            extra: f.extra,
+        }),
+        "image" => ContentBlock::Image(ImageBlock {
+            data: f.str(0),
+            mime_type: f.str(1),
+            extra: f.extra,
+        }),
+        _ => ContentBlock::ToolCall(ToolCallBlock {
+            id: f.str(0),
+            name: f.str(1),
+            arguments: f.json(2).unwrap_or_default(),
+            thought_signature: f.opt_str(3),
+            extra: f.extra,
+        }),
+    })
+}
+
+/// A message from its fields and its `role`, read (a role this library does not know is
+/// kept whole).
+pub(super) fn message(role: Role, mut map: Extra) -> Result<super::AgentMessage, Bad> {
+    use super::AgentMessage as M;
+    let table: &[(&str, Ty)] = match role {
+        Role::User => &[("content", Ty::Content), ("timestamp", Ty::OptNum)],
+        Role::Assistant => &[
+            ("content", Ty::Blocks),
+            ("api", Ty::OptStr),
+            ("provider", Ty::OptStr),
+            ("model", Ty::OptStr),
+            ("usage", Ty::OptUsage),
+            ("stopReason", Ty::OptStr),
+            ("errorMessage", Ty::OptStr),
+            ("timestamp", Ty::OptNum),
+        ],
+        Role::ToolResult => &[
+            ("toolCallId", Ty::Str),
+            ("toolName", Ty::Str),
+            ("content", Ty::Content),
+            ("details", Ty::OptJson),
+            ("isError", Ty::OptBool),
+            ("timestamp", Ty::OptNum),
+        ],
+        Role::CompactionSummary => &[
+            ("summary", Ty::Str),
+            ("tokensBefore", Ty::OptNum),
+            ("timestamp", Ty::OptNum),
+        ],
+        Role::BranchSummary => &[
+            ("summary", Ty::Str),
+            ("fromId", Ty::OptJson),
+            ("timestamp", Ty::OptNum),
+        ],
+        Role::Custom => &[
+            ("content", Ty::Content),
+            ("customType", Ty::OptStr),
+            ("display", Ty::OptBool),
+            ("timestamp", Ty::OptNum),
+        ],
+        Role::BashExecution => &[
+            ("command", Ty::Str),
+            ("output", Ty::Str),
+            ("excludeFromContext", Ty::OptBool),
+            ("timestamp", Ty::OptNum),
+        ],
+        Role::Other => return Ok(M::Other(map)),
+    };
+    map.remove("role");
+    let mut f = Fields::read(map, table)?;
+    Ok(match role {
+        Role::User => M::User(UserMessage {
+            content: f.content(0),
+            timestamp: f.num(1),
+            extra: f.extra,
+        }),
+        Role::Assistant => M::Assistant(AssistantMessage {
+            content: f.blocks(0),
+            api: f.opt_str(1),
+            provider: f.opt_str(2),
+            model: f.opt_str(3),
+            usage: f.usage(4),
+            stop_reason: f.opt_str(5),
+            error_message: f.opt_str(6),
+            timestamp: f.num(7),
+            extra: f.extra,
+        }),
+        Role::ToolResult => M::ToolResult(ToolResultMessage {
+            tool_call_id: f.str(0),
+            tool_name: f.str(1),
+            content: f.content(2),
+            details: f.json(3),
+            is_error: f.bool(4),
+            timestamp: f.num(5),
+            extra: f.extra,
+        }),
+        Role::CompactionSummary => M::CompactionSummary(CompactionSummaryMessage {
+            summary: f.str(0),
+            tokens_before: f.num(1),
+            timestamp: f.num(2),
+            extra: f.extra,
+        }),
+        Role::BranchSummary => M::BranchSummary(BranchSummaryMessage {
+            summary: f.str(0),
+            from_id: f.json(1),
+            timestamp: f.num(2),
+            extra: f.extra,
+        }),
+        Role::Custom => M::Custom(CustomMessage {
+            content: f.content(0),
+            custom_type: f.opt_str(1),
+            display: f.bool(2),
+            timestamp: f.num(3),
+            extra: f.extra,
+        }),
+        _ => M::BashExecution(BashExecutionMessage {
+            command: f.str(0),
+            output: f.str(1),
+            exclude_from_context: f.bool(2),
+            timestamp: f.num(3),
+            extra: f.extra,
+        }),
+    })
+}
