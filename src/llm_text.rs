@@ -84,7 +84,11 @@ pub fn branch_summary_part(summary: &str) -> String {
 
 /// An assistant's parts, in pi's order: its thinking (if any), its text blocks' texts
 /// (`texts`: `None` when it has no text block), its tool calls' lines (if any).
-pub fn assistant_parts(thinking: &[String], texts: Option<&[String]>, calls: &[String]) -> Vec<String> {
+pub fn assistant_parts(
+    thinking: &[String],
+    texts: Option<&[String]>,
+    calls: &[String],
+) -> Vec<String> {
     let mut parts = Vec::new();
     if !thinking.is_empty() {
         parts.push(format!("[Assistant thinking]: {}", thinking.join("\n")));
@@ -159,9 +163,9 @@ pub fn bash_execution_text(command: &str, output: &str, f: &BashStatus<'_>) -> S
         let shown = match value(Some(code)) {
             None | Some(Value::Null) => None,
             Some(Value::Number(n)) if n.as_f64() == Some(0.0) => None,
-            Some(Value::Number(n)) => Some(js_text::js_number_to_string(
-                n.as_f64().unwrap_or(f64::NAN),
-            )),
+            Some(Value::Number(n)) => {
+                Some(js_text::js_number_to_string(n.as_f64().unwrap_or(f64::NAN)))
+            }
             Some(Value::String(s)) => Some(s),
             Some(Value::Bool(b)) => Some(b.to_string()),
             Some(_) => Some("[object Object]".to_string()),

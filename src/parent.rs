@@ -416,7 +416,11 @@ mod tests {
             let r = subagent_result_for_parent(&format!(
                 r#"{{"success":{truthy},"data":{{"response":"x"}}}}"#
             ));
-            assert_eq!((r.text.as_str(), r.extracted), ("x", true), "success: {truthy}");
+            assert_eq!(
+                (r.text.as_str(), r.extracted),
+                ("x", true),
+                "success: {truthy}"
+            );
         }
         let r = subagent_result_for_parent("oops");
         assert_eq!(r.text, "oops");

@@ -43,7 +43,7 @@ pub use {
     summary::{build_summary_request, SummaryKind, SummaryRequest},
     tally::{report_for_parent, ParentBoundReport, ReportInput, RunTally},
     turn::{
-        DegradeReason, DelegateTurnOptions, DelegateTurnOutcome, DelegateTurnPreparation, SummaryAnswer,
-        TurnAction, TurnKind, TurnOutcomeKind,
+        DegradeReason, DelegateTurnOptions, DelegateTurnOutcome, DelegateTurnPreparation,
+        SummaryAnswer, TurnAction, TurnKind, TurnOutcomeKind,
     },
 };

@@ -30,9 +30,9 @@ use super::turn::{
 };
 use crate::budget::ContextBudget;
 use crate::error::{Error, Result};
+use crate::stop_reason::StopReason;
 #[cfg(not(target_arch = "wasm32"))]
 use {super::turn::DelegateTurnPreparation, crate::message::AgentMessage};
-use crate::stop_reason::StopReason;
 
 /// Everything a host's summarizer can answer.
 #[derive(Clone, Debug, PartialEq)]

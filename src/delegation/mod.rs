@@ -53,8 +53,7 @@ pub use prompt::{format_resumable_list, resume_parameter_schema};
 pub use registry::Registry;
 pub use seed::{seed_delegate_messages, SeedInput};
 pub use task_row::{
-    task_row_refused, task_row_settle, task_row_start, TaskRowRefused, TaskRowSettle,
-    TaskRowStart,
+    task_row_refused, task_row_settle, task_row_start, TaskRowRefused, TaskRowSettle, TaskRowStart,
 };
 pub use types::{ChainSelector, ResumableChain, ResumeRequest, SettleDelegation, StartDelegation};
 

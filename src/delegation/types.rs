@@ -88,7 +88,6 @@ pub enum DiagnosticCode {
     DefinitionChanged,
 }
 
-
 /// Something the host records in the delegation's lifecycle details.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
@@ -358,7 +357,6 @@ pub enum RebuildSkipReason {
     /// transcript (evicted by the bound, or dropped for having nothing to replay).
     ParentGone,
 }
-
 
 /// A Task row the rebuild did not turn into a run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Tsify)]

@@ -346,7 +346,8 @@ fn read_message(
         Role::BranchSummary => {
             let summary = fields.required_raw_string("summary")?;
             if let Some(t) = text.as_deref_mut() {
-                t.parts.push(llm_text::branch_summary_part(&summary.decode()));
+                t.parts
+                    .push(llm_text::branch_summary_part(&summary.decode()));
             }
             summary.utf16_len()
         }
@@ -362,7 +363,8 @@ fn read_message(
                     truncated: f.truncated.map(|v| v.text),
                     full_output_path: f.full_output_path.map(|v| v.text),
                 };
-                let part = llm_text::bash_execution_text(&command.decode(), &output.decode(), &status);
+                let part =
+                    llm_text::bash_execution_text(&command.decode(), &output.decode(), &status);
                 user_part(&mut text, &part);
             }
             command.utf16_len() + output.utf16_len()

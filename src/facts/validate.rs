@@ -186,7 +186,10 @@ pub(super) enum KnownBlock<'a> {
 
 /// Check a block; errors are reported at the block's path, naming the field in the
 /// message (as `AgentMessage`'s decoder does).
-pub(super) fn read_block<'a>(reader: &mut json_scan::Reader<'a>, at: Loc<'_>) -> Result<KnownBlock<'a>> {
+pub(super) fn read_block<'a>(
+    reader: &mut json_scan::Reader<'a>,
+    at: Loc<'_>,
+) -> Result<KnownBlock<'a>> {
     let path = &at;
     let kind_of_block = reader
         .peek()

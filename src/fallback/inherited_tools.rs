@@ -124,5 +124,4 @@ mod tests {
             Error::invalid("tools[1].name", "expected a tool name (string)")
         );
     }
-
 }

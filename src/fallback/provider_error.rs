@@ -340,5 +340,4 @@ mod tests {
         assert!(classify_provider_error(&e(None, Some(503.0)), None).retriable);
         assert!(!classify_provider_error(&e(Some(400.0), Some(413.0)), None).context_too_large);
     }
-
 }
