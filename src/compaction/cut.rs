@@ -26,16 +26,11 @@ pub struct CutPoint {
     pub is_split_turn: bool,
 }
 
-/// pi's `findTurnStartIndex`: walking back from `index` to `floor`, the first user or
-/// bashExecution message.
+/// pi's `findTurnStartIndex`: walking back from `index` (clamped to the last message) to
+/// `floor`, the first user or bashExecution message; `None` when there is none, or when
+/// `floor` is past `index`.
 pub fn find_turn_start_index(facts: &[MessageFacts], index: usize, floor: usize) -> Option<usize> {
-    if facts.is_empty() {
-        return None;
-    }
-    let top = index.min(facts.len() - 1);
-    if top < floor {
-        return None;
-    }
+    let top = index.min(facts.len().checked_sub(1)?);
     (floor..=top).rev().find(|&i| facts[i].starts_turn())
 }
 
