@@ -312,7 +312,6 @@ impl AgentMessage {
     }
 
     /// Its role.
-    #[cfg(not(target_arch = "wasm32"))] // for the fuzz checks
     pub fn kind(&self) -> Role {
         match self {
             AgentMessage::User(_) => Role::User,

@@ -110,23 +110,23 @@ struct Fields {
 impl Fields {
     fn read(map: Extra, table: &[(&'static str, Ty)]) -> Result<Fields, Bad> {
         let mut slots: Vec<Slot> = table.iter().map(|_| Slot::Absent).collect();
-        let mut seen = vec![false; table.len()];
         let mut extra = Extra::new();
         for (key, v) in map {
             match table.iter().position(|(name, _)| *name == key) {
                 Some(i) => {
                     slots[i] = slot(v, table[i].1)
                         .map_err(|(at, message)| (format!(".{key}{at}"), message))?;
-                    seen[i] = true;
                 }
                 None => {
                     extra.insert(key, v);
                 }
             }
         }
+        // a required field given any value holds it (a required type never reads as
+        // absent: `Json` keeps a `null`), so an absent slot is a missing field
         let required = [Ty::Str, Ty::Json, Ty::Content, Ty::Blocks];
         for (i, (name, ty)) in table.iter().enumerate() {
-            if !seen[i] && required.contains(ty) {
+            if matches!(slots[i], Slot::Absent) && required.contains(ty) {
                 return Err((String::new(), format!("missing field `{name}`")));
             }
         }

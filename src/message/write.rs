@@ -67,15 +67,17 @@ impl Serialize for AgentMessage {
             AgentMessage::Other(map) => return map.serialize(s),
             _ => s.serialize_map(None)?,
         };
+        // pi's role text, from the one table (role.rs); every role but `Other` has one
+        if let Some(role) = self.kind().as_str() {
+            m.serialize_entry("role", role)?;
+        }
         match self {
             AgentMessage::User(u) => {
-                m.serialize_entry("role", "user")?;
                 m.serialize_entry("content", &u.content)?;
                 opt(&mut m, "timestamp", &u.timestamp)?;
                 extra(&mut m, &u.extra)?;
             }
             AgentMessage::Assistant(a) => {
-                m.serialize_entry("role", "assistant")?;
                 m.serialize_entry("content", &a.content)?;
                 opt(&mut m, "api", &a.api)?;
                 opt(&mut m, "provider", &a.provider)?;
@@ -87,7 +89,6 @@ impl Serialize for AgentMessage {
                 extra(&mut m, &a.extra)?;
             }
             AgentMessage::ToolResult(t) => {
-                m.serialize_entry("role", "toolResult")?;
                 m.serialize_entry("toolCallId", &t.tool_call_id)?;
                 m.serialize_entry("toolName", &t.tool_name)?;
                 m.serialize_entry("content", &t.content)?;
@@ -97,21 +98,18 @@ impl Serialize for AgentMessage {
                 extra(&mut m, &t.extra)?;
             }
             AgentMessage::CompactionSummary(c) => {
-                m.serialize_entry("role", "compactionSummary")?;
                 m.serialize_entry("summary", &c.summary)?;
                 opt(&mut m, "tokensBefore", &c.tokens_before)?;
                 opt(&mut m, "timestamp", &c.timestamp)?;
                 extra(&mut m, &c.extra)?;
             }
             AgentMessage::BranchSummary(b) => {
-                m.serialize_entry("role", "branchSummary")?;
                 m.serialize_entry("summary", &b.summary)?;
                 opt(&mut m, "fromId", &b.from_id)?;
                 opt(&mut m, "timestamp", &b.timestamp)?;
                 extra(&mut m, &b.extra)?;
             }
             AgentMessage::Custom(c) => {
-                m.serialize_entry("role", "custom")?;
                 m.serialize_entry("content", &c.content)?;
                 opt(&mut m, "customType", &c.custom_type)?;
                 opt(&mut m, "display", &c.display)?;
@@ -119,7 +117,6 @@ impl Serialize for AgentMessage {
                 extra(&mut m, &c.extra)?;
             }
             AgentMessage::BashExecution(b) => {
-                m.serialize_entry("role", "bashExecution")?;
                 m.serialize_entry("command", &b.command)?;
                 m.serialize_entry("output", &b.output)?;
                 opt(&mut m, "excludeFromContext", &b.exclude_from_context)?;
