@@ -945,6 +945,93 @@ fn clause12_rebuild_table() {
     }
 }
 
+/// Rule 3 as `resolve` shows it: the status a rebuilt run carries, from `details.status`
+/// or, with none recorded, from the row's `toolStatus`.
+#[test]
+fn clause12_recorded_status_table() {
+    let table: [(&str, Value, Option<&str>); 6] = [
+        (
+            "details.status wins",
+            json!({"delegationId": "D1", "status": "stopped"}),
+            Some("stopped"),
+        ),
+        (
+            "running is interrupted",
+            json!({"delegationId": "D1", "status": "running"}),
+            Some("interrupted"),
+        ),
+        (
+            "no status, toolStatus error: failed",
+            json!({"delegationId": "D1"}),
+            Some("failed"),
+        ),
+        (
+            "no status, toolStatus running: interrupted",
+            json!({"delegationId": "D1"}),
+            Some("interrupted"),
+        ),
+        (
+            "no status, toolStatus success: none recorded",
+            json!({"delegationId": "D1"}),
+            None,
+        ),
+        (
+            "an unknown status is kept",
+            json!({"delegationId": "D1", "status": "exploded"}),
+            Some("exploded"),
+        ),
+    ];
+    let tool_status = [
+        "success", "success", "error", "running", "success", "success",
+    ];
+    for ((rule, details, want), tool_status) in table.into_iter().zip(tool_status) {
+        let mut row = task_row("t1", json!({"agent": "explorer", "task": "T"}), details);
+        row["toolStatus"] = json!(tool_status);
+        let reg = Registry::from_transcript(&rows(json!([row, child("c1", "t1", "explorer")])));
+        let info = reg
+            .resolve("D1")
+            .unwrap_or_else(|| panic!("{rule}: no chain"));
+        assert_eq!(json!(info.status), json!(want), "{rule}");
+    }
+}
+
+/// Rule 8: a settlement with no `completedAt` happened right after the latest time a row
+/// at or before it records, its `createdAt` included, so it can be newer than a
+/// settlement stored after it that recorded an earlier `completedAt` (the list is newest
+/// activity first). A refusal happened at its row's `createdAt`.
+#[test]
+fn clause12_created_at_places_unrecorded_times() {
+    let transcript = json!([
+        {"id": "t2", "role": "tool", "toolName": "Task", "toolCallId": "t2", "toolStatus": "success",
+         "createdAt": "2026-01-01T10:00:09Z",
+         "toolArgs": {"agent": "explorer", "task": "T2", "description": "two"},
+         "toolResult": {"details": {"delegationId": "D2", "status": "completed"}}},
+        child("c2", "t2", "explorer"),
+        task_row("t1", json!({"agent": "explorer", "task": "T1", "description": "one"}),
+                 json!({"delegationId": "D1", "status": "completed",
+                        "startedAt": "2026-01-01T10:00:01Z", "completedAt": "2026-01-01T10:00:07Z"})),
+        child("c1", "t1", "explorer"),
+    ]);
+    let reg = Registry::from_transcript(&rows(transcript.clone()));
+    let ids: Vec<String> = reg
+        .resumable_list()
+        .into_iter()
+        .map(|c| c.delegation_id)
+        .collect();
+    // D2 settled at 10:00:09 (its row's createdAt), D1 at 10:00:07: D2 is the newest.
+    assert_eq!(ids, ["D2", "D1"]);
+    // Without the createdAt, D2's settlement has no time at or before it: transcript order.
+    let mut plain = transcript;
+    plain[0].as_object_mut().unwrap().remove("createdAt");
+    let reg = Registry::from_transcript(&rows(plain));
+    let ids: Vec<String> = reg
+        .resumable_list()
+        .into_iter()
+        .map(|c| c.delegation_id)
+        .collect();
+    assert_eq!(ids, ["D1", "D2"]);
+}
+
 #[test]
 fn clause12_skips_are_reported() {
     let rows = rows(json!([
