@@ -731,6 +731,29 @@ fn clause12_rebuild_table() {
             Ok("D1"),
         ),
         (
+            "two runs resume the same run: the chain goes on from the later started",
+            json!([
+                task_row(
+                    "t1",
+                    json!({"agent": "explorer", "task": "T"}),
+                    json!({"delegationId": "D1", "status": "completed"})
+                ),
+                task_row(
+                    "t2",
+                    json!({"agent": "explorer", "task": "T2", "resume": "D1"}),
+                    json!({"delegationId": "D2", "status": "completed"})
+                ),
+                task_row(
+                    "t3",
+                    json!({"agent": "explorer", "task": "T3", "resume": "D1"}),
+                    json!({"delegationId": "D3", "status": "completed"})
+                ),
+                child("c1", "t1", "explorer"),
+            ]),
+            req("D2", "explorer"),
+            Ok("D3"),
+        ),
+        (
             "a resume pointing at itself is dropped",
             json!([
                 task_row(
@@ -1024,6 +1047,39 @@ fn clause12_created_at_places_unrecorded_times() {
     let mut plain = transcript;
     plain[0].as_object_mut().unwrap().remove("createdAt");
     let reg = Registry::from_transcript(&rows(plain));
+    let ids: Vec<String> = reg
+        .resumable_list()
+        .into_iter()
+        .map(|c| c.delegation_id)
+        .collect();
+    assert_eq!(ids, ["D1", "D2"]);
+}
+
+/// Rule 8: a settlement appended as a later copy with no `completedAt` happened right
+/// after the latest time recorded at or before it, here its own start's `createdAt`
+/// (10:00:09), so it is newer than a run that settled at 10:00:05 stored between.
+#[test]
+fn clause12_appended_settlement_takes_the_latest_time_before_it() {
+    let running = json!({"delegationId": "D1", "status": "running"});
+    let mut first = task_row("t1", json!({"agent": "explorer", "task": "T1"}), running);
+    first["createdAt"] = json!("2026-01-01T10:00:09Z");
+    let transcript = json!([
+        first,
+        child("c1", "t1", "explorer"),
+        task_row(
+            "t2",
+            json!({"agent": "explorer", "task": "T2"}),
+            json!({"delegationId": "D2", "status": "completed",
+                        "startedAt": "2026-01-01T10:00:01Z", "completedAt": "2026-01-01T10:00:05Z"})
+        ),
+        child("c2", "t2", "explorer"),
+        task_row(
+            "t1",
+            json!({"agent": "explorer", "task": "T1"}),
+            json!({"delegationId": "D1", "status": "completed"})
+        ),
+    ]);
+    let reg = Registry::from_transcript(&rows(transcript));
     let ids: Vec<String> = reg
         .resumable_list()
         .into_iter()
