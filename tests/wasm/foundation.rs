@@ -3,7 +3,7 @@
 use super::{get, js};
 use js_sys::{Array, Object};
 use serde_json::json;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
 #[wasm_bindgen_test]
@@ -72,4 +72,27 @@ fn non_ascii_lengths_are_utf16_units() {
     ))
     .unwrap();
     assert_eq!(n, 2.0);
+}
+
+/// These tests run the glue the package ships (scripts/glue-patch.cjs, applied by
+/// scripts/test.sh in every runtime): a handle freed from JavaScript ignores a second
+/// free(), and its methods throw a `DelegateContextError` with code `INVALID_STATE`.
+/// wasm-bindgen's own glue throws a plain `Error` ("null pointer passed to rust") for both.
+#[wasm_bindgen_test]
+fn the_glue_under_test_is_the_packages() {
+    let handle = delegate_context::wasm::context::DelegateContextHandle::new(None).unwrap();
+    let object = JsValue::from(handle);
+    let call = |name: &str| {
+        get(&object, name)
+            .unchecked_into::<js_sys::Function>()
+            .call0(&object)
+    };
+    call("free").unwrap();
+    assert!(call("free").is_ok(), "free() a second time does nothing");
+    let err = call("estimateContextTokens").unwrap_err();
+    assert_eq!(get(&err, "code").as_string().as_deref(), Some("INVALID_STATE"));
+    assert_eq!(
+        get(&err, "name").as_string().as_deref(),
+        Some("DelegateContextError")
+    );
 }
