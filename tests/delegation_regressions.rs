@@ -739,3 +739,127 @@ fn seed_scaling_measurement() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// seedDelegateMessages' input (ADR 0299 clause 7, host-contract §8): what is refused, at
+// which path, and what the overhead becomes.
+
+#[test]
+fn seed_input_table() {
+    let input = |brief: &str,
+                 hard_limit: f64,
+                 overhead: Option<f64>,
+                 prompt: Option<&str>,
+                 tools: Option<Value>| SeedInput {
+        brief: brief.into(),
+        rows: Vec::new(),
+        chain: None,
+        binding: ProviderBinding {
+            provider: "p".into(),
+            model: "m".into(),
+            api: None,
+            thinking_signature: None,
+        },
+        hard_limit,
+        overhead_tokens: overhead,
+        system_prompt: prompt.map(str::to_string),
+        tools,
+    };
+    let refused: Vec<(&str, SeedInput, &str)> = vec![
+        (
+            "a blank brief",
+            input("  \n", 1000.0, None, None, None),
+            "input.brief",
+        ),
+        (
+            "hardLimit 0",
+            input("B", 0.0, None, None, None),
+            "input.hardLimit",
+        ),
+        (
+            "hardLimit below 1",
+            input("B", 0.5, None, None, None),
+            "input.hardLimit",
+        ),
+        (
+            "hardLimit NaN",
+            input("B", f64::NAN, None, None, None),
+            "input.hardLimit",
+        ),
+        (
+            "hardLimit infinite",
+            input("B", f64::INFINITY, None, None, None),
+            "input.hardLimit",
+        ),
+        (
+            "overheadTokens negative",
+            input("B", 1000.0, Some(-1.0), None, None),
+            "input.overheadTokens",
+        ),
+        (
+            "overheadTokens NaN",
+            input("B", 1000.0, Some(f64::NAN), None, None),
+            "input.overheadTokens",
+        ),
+        (
+            "overheadTokens infinite",
+            input("B", 1000.0, Some(f64::INFINITY), None, None),
+            "input.overheadTokens",
+        ),
+        (
+            "overheadTokens with systemPrompt",
+            input("B", 1000.0, Some(10.0), Some("S"), None),
+            "input.overheadTokens",
+        ),
+        (
+            "overheadTokens with tools",
+            input("B", 1000.0, Some(10.0), None, Some(json!([]))),
+            "input.overheadTokens",
+        ),
+    ];
+    for (rule, input, path) in refused {
+        match seed_delegate_messages(&input) {
+            Err(Error::InvalidInput { path: got, .. }) => assert_eq!(got, path, "{rule}"),
+            other => panic!("{rule}: {other:?}"),
+        }
+    }
+    // accepted: the overhead it was sized with
+    let accepted: Vec<(&str, SeedInput, u64)> = vec![
+        ("nothing given: 0", input("B", 1000.0, None, None, None), 0),
+        (
+            "overheadTokens 0",
+            input("B", 1000.0, Some(0.0), None, None),
+            0,
+        ),
+        (
+            "overheadTokens rounds up",
+            input("B", 1000.0, Some(10.25), None, None),
+            11,
+        ),
+        (
+            "hardLimit 1 is a limit",
+            input("B", 1.0, None, None, None),
+            0,
+        ),
+        (
+            "systemPrompt and tools: ceil((prompt + JSON of tools) / 4)",
+            input(
+                "B",
+                1000.0,
+                None,
+                Some("0123456789"),
+                Some(json!([{"name": "read"}])),
+            ),
+            (10 + r#"[{"name":"read"}]"#.len() as u64).div_ceil(4),
+        ),
+        (
+            "systemPrompt alone",
+            input("B", 1000.0, None, Some("0123456789abc"), None),
+            4,
+        ),
+    ];
+    for (rule, input, overhead) in accepted {
+        let seed = seed_delegate_messages(&input).unwrap_or_else(|e| panic!("{rule}: {e:?}"));
+        assert_eq!(seed.overhead_tokens, overhead, "{rule}");
+    }
+}
