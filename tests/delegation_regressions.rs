@@ -863,3 +863,53 @@ fn seed_input_table() {
         assert_eq!(seed.overhead_tokens, overhead, "{rule}");
     }
 }
+
+/// A read carried by an assistant that also says something (`text` tokens of its own).
+fn read_row_with_text(id: &str, text: usize, tokens: usize) -> Value {
+    json!([
+        {"id": format!("{id}-carrier"), "role": "assistant", "content": "c".repeat(4 * text)},
+        {"id": id, "role": "tool", "toolName": "read", "toolCallId": id,
+         "toolArgs": {"path": id}, "toolStatus": "success", "toolResult": "r".repeat(4 * tokens)}
+    ])
+}
+
+/// "Fits" is below hardLimit (ADR 0299 clause 3 compacts at it), at the seed's exact
+/// edges: a seed of exactly hardLimit tokens is truncated, by phase 1 (the pair stripped,
+/// the carrier's text kept), not by dropping whole messages; one token more of limit and
+/// it is left whole; phase 2 too drops until the seed is below. And a stripped pair whose carrier kept its text comes back when it
+/// fits: the text is counted once.
+#[test]
+fn seed_truncation_at_the_limit() {
+    let history = json!([read_row_with_text("r1", 10, 100)]);
+    let whole = seed_of(history.clone(), 1e9);
+    assert_eq!(shape(&whole), ["brief", "call:r1", "result:r1"]);
+    let at = whole.tokens as f64;
+    let seed = seed_of(history.clone(), at);
+    assert_eq!(shape(&seed), ["brief", "text"]);
+    assert_eq!(seed.dropped.tool_call_ids, ["r1"]);
+    assert_eq!(seed.dropped.messages, 0);
+    let seed = seed_of(history, at + 1.0);
+    assert_eq!(shape(&seed), ["brief", "call:r1", "result:r1"]);
+    assert!(!seed.truncated);
+
+    // put back with its text: old (dropped whole) made room for r1 with 4 tokens to spare
+    let kept = seed_of(json!([read_row_with_text("r1", 10, 100)]), 1e9).tokens as f64;
+    let seed = seed_of(
+        json!([text_row("old", 2_000), read_row_with_text("r1", 10, 100)]),
+        kept + 5.0,
+    );
+    assert_eq!(shape(&seed), ["brief", "call:r1", "result:r1"]);
+    assert!(seed.dropped.tool_call_ids.is_empty());
+    assert_eq!(seed.dropped.messages, 1);
+    assert_eq!(seed.tokens as f64, kept);
+
+    // phase 2 at the edge: dropping down to exactly hardLimit is not enough
+    let kept = seed_of(json!([text_row("t", 50)]), 1e9).tokens as f64;
+    let history = json!([text_row("old", 2_000), text_row("t", 50)]);
+    let seed = seed_of(history.clone(), kept);
+    assert_eq!(shape(&seed), ["brief"]);
+    assert_eq!(seed.dropped.messages, 2);
+    let seed = seed_of(history, kept + 1.0);
+    assert_eq!(shape(&seed), ["brief", "text"]);
+    assert_eq!(seed.dropped.messages, 1);
+}

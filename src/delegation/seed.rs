@@ -263,8 +263,9 @@ pub fn truncate_seed(
         });
     }
 
-    // Phase 2: drop whole messages oldest first, down to the brief. A dropped assistant
-    // takes its results along, so no result is ever left without its call.
+    // Phase 2: drop whole messages oldest first, down to the brief. It runs only when
+    // phase 1 went through every message, so no assistant left carries a tool call: no
+    // result is ever left without its call.
     let mut cut = 0;
     for at in 1..messages.len() {
         if total < limit {
@@ -277,15 +278,6 @@ pub fn truncate_seed(
         total -= sizes[at];
         dropped.messages += 1;
         cut = at;
-        for id in messages.get(at).map(call_ids).unwrap_or_default() {
-            for &j in results_of.get(&id).map_or(&[][..], Vec::as_slice) {
-                if j > at && alive[j] {
-                    alive[j] = false;
-                    total -= sizes[j];
-                    dropped.messages += 1;
-                }
-            }
-        }
     }
 
     // Put back, newest first, every stripped pair newer than all that phase 2 dropped
