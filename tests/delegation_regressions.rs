@@ -888,6 +888,7 @@ fn seed_truncation_at_the_limit() {
     assert_eq!(shape(&seed), ["brief", "text"]);
     assert_eq!(seed.dropped.tool_call_ids, ["r1"]);
     assert_eq!(seed.dropped.messages, 0);
+    assert!(seed.truncated, "a stripped pair is a truncation");
     let seed = seed_of(history, at + 1.0);
     assert_eq!(shape(&seed), ["brief", "call:r1", "result:r1"]);
     assert!(!seed.truncated);
@@ -909,6 +910,7 @@ fn seed_truncation_at_the_limit() {
     let seed = seed_of(history.clone(), kept);
     assert_eq!(shape(&seed), ["brief"]);
     assert_eq!(seed.dropped.messages, 2);
+    assert!(seed.truncated);
     let seed = seed_of(history, kept + 1.0);
     assert_eq!(shape(&seed), ["brief", "text"]);
     assert_eq!(seed.dropped.messages, 1);

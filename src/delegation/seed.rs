@@ -314,7 +314,8 @@ pub fn truncate_seed(
         .flat_map(|pair| pair.ids)
         .collect();
 
-    let truncated = total != before || dropped.messages > 0 || !dropped.tool_call_ids.is_empty();
+    // (a pair put back restores the total exactly: only what stays removed counts)
+    let truncated = dropped.messages > 0 || !dropped.tool_call_ids.is_empty();
     let mut kept_sizes = Vec::with_capacity(messages.len());
     let mut messages: Vec<AgentMessage> = messages
         .into_iter()
