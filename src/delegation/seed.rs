@@ -213,7 +213,7 @@ pub fn truncate_seed(
     };
 
     // Phase 1: strip tool call/result pairs, oldest first; the results of those calls go
-    // wherever they are after the carrier.
+    // wherever they are, so none is left without its call.
     let mut stripped: Vec<Stripped> = Vec::new();
     for at in 1..messages.len() {
         if total < limit {
@@ -246,7 +246,7 @@ pub fn truncate_seed(
         let mut results = Vec::new();
         for id in &ids {
             for &j in results_of.get(id).map_or(&[][..], Vec::as_slice) {
-                if j > at && alive[j] {
+                if alive[j] {
                     alive[j] = false;
                     total -= sizes[j];
                     results.push(j);

@@ -90,7 +90,10 @@ fn the_glue_under_test_is_the_packages() {
     call("free").unwrap();
     assert!(call("free").is_ok(), "free() a second time does nothing");
     let err = call("estimateContextTokens").unwrap_err();
-    assert_eq!(get(&err, "code").as_string().as_deref(), Some("INVALID_STATE"));
+    assert_eq!(
+        get(&err, "code").as_string().as_deref(),
+        Some("INVALID_STATE")
+    );
     assert_eq!(
         get(&err, "name").as_string().as_deref(),
         Some("DelegateContextError")
