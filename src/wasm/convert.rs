@@ -4,7 +4,6 @@
 
 use std::cell::{Ref, RefCell, RefMut};
 
-use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -127,13 +126,13 @@ fn js_to_value_core(value: &JsValue, path: &str, strict_numbers: bool) -> Result
 
 /// Decode a typed input, naming `path` and the inner path of a bad value. Non-finite
 /// numbers are rejected (they have no JSON form and no meaning as sizes or indices).
-pub fn from_js<T: DeserializeOwned>(value: JsValue, path: &str) -> Result<T, JsValue> {
+pub fn from_js<T: crate::decode::Decode>(value: JsValue, path: &str) -> Result<T, JsValue> {
     decode(&value, path).map_err(|e| to_js_error(&e))
 }
 
 /// [`from_js`] with the core's error: the value's `JSON.stringify` text decoded straight
 /// into `T` (no intermediate value), naming the path of a bad value.
-pub fn decode<T: DeserializeOwned>(value: &JsValue, path: &str) -> Result<T, Error> {
+pub fn decode<T: crate::decode::Decode>(value: &JsValue, path: &str) -> Result<T, Error> {
     refuse_non_finite(value, path)?;
     let text = json_text(value, path, true)?.unwrap_or_else(|| "null".to_string());
     let decoded = crate::message::decode_text(&text, path);
