@@ -221,9 +221,9 @@ pub struct Fields<'v> {
     /// The key (or index) of the value last handed out.
     key: &'v str,
     index: usize,
-    /// Unknown entries, kept when the struct flattens them.
-    keep: bool,
-    extra: Map<String, Value>,
+    /// Unknown entries, kept when the struct flattens them (boxed: the reader stays
+    /// small to move).
+    extra: Option<Box<Map<String, Value>>>,
 }
 
 impl<'v> Fields<'v> {
@@ -250,8 +250,7 @@ impl<'v> Fields<'v> {
             source,
             key: "",
             index: 0,
-            keep: flattened,
-            extra: Map::new(),
+            extra: flattened.then(Box::default),
         })
     }
 
@@ -262,11 +261,15 @@ impl<'v> Fields<'v> {
         match &mut self.source {
             Source::Map(entries) => {
                 for (k, v) in entries.by_ref() {
-                    if self.names.contains(&k.as_str()) || !self.keep {
-                        self.key = k;
-                        return Ok(Some((k, v)));
+                    match &mut self.extra {
+                        Some(extra) if !self.names.contains(&k.as_str()) => {
+                            extra.insert(k.clone(), v.clone());
+                        }
+                        _ => {
+                            self.key = k;
+                            return Ok(Some((k, v)));
+                        }
                     }
-                    self.extra.insert(k.clone(), v.clone());
                 }
                 Ok(None)
             }
@@ -303,7 +306,9 @@ impl<'v> Fields<'v> {
         }
     }
 
-    /// `duplicate field` if `name` was read before, else `slot` = `v` decoded.
+    /// `duplicate field` if `name` was read before, else `slot` = `v` decoded. Never
+    /// inlined: one copy per field type, not one per field.
+    #[inline(never)]
     pub fn put<T: Decode>(
         &self,
         slot: &mut Option<T>,
@@ -324,7 +329,7 @@ impl<'v> Fields<'v> {
 
     /// The unknown entries kept (a flattened map).
     pub fn extra(&mut self) -> Map<String, Value> {
-        std::mem::take(&mut self.extra)
+        self.extra.take().map(|m| *m).unwrap_or_default()
     }
 
     /// A flattened struct read from the unknown entries kept (its errors are the whole
@@ -361,6 +366,7 @@ macro_rules! decode_struct {
         } $($how:ident $flat:ident)?
     ) => {
         impl $crate::decode::Decode for $ty {
+            #[inline(never)]
             fn decode(v: &serde_json::Value) -> Result<Self, $crate::decode::Bad> {
                 const NAMES: &[&str] = &[$($wire $(, $alias)*),*];
                 const DEFAULTED: &[bool] = &[$($crate::decode::typed::decode_struct!(@defaulted $kind) $(, { let _ = $alias; false })*),*];
@@ -387,6 +393,7 @@ pub(crate) use decode_struct;
 macro_rules! decode_enum {
     ($ty:ident { $($variant:ident = $wire:literal),* $(,)? }) => {
         impl $crate::decode::Decode for $ty {
+            #[inline(never)]
             fn decode(v: &serde_json::Value) -> Result<Self, $crate::decode::Bad> {
                 const NAMES: &[&str] = &[$($wire),*];
                 const ALL: &[$ty] = &[$($ty::$variant),*];
