@@ -13,7 +13,7 @@ use delegate_context::compaction::turn::{DelegateTurnOptions, SummaryAnswer};
 use delegate_context::decode::{decode_value, Decode};
 use delegate_context::delegation::binding::{BindingCandidates, ModelBinding, ResumeCandidates};
 use delegate_context::delegation::task_row::{
-    TaskArgs, TaskRowRefused, TaskRowSettle, TaskRowStart,
+    TaskArgs, TaskDetails, TaskRowRefused, TaskRowSettle, TaskRowStart,
 };
 use delegate_context::delegation::types::{
     ChainReads, ChainSelector, Diagnostic, DiagnosticCode, ResumableChain, ResumeRequest,
@@ -89,6 +89,11 @@ const KEYS: &[&str] = &[
     "modelFailures",
     "role",
     "user",
+    "turns",
+    "toolCalls",
+    "startedAt",
+    "contextCompactions",
+    "report",
 ];
 const STRINGS: &[&str] = &[
     "user",
@@ -201,6 +206,7 @@ proptest! {
         same::<TaskRowStart>(&v)?;
         same::<TaskRowSettle>(&v)?;
         same::<TaskRowRefused>(&v)?;
+        same::<TaskDetails>(&v)?;
         same::<RowRole>(&v)?;
         same::<SettleStatus>(&v)?;
         same::<DiagnosticCode>(&v)?;
@@ -227,6 +233,7 @@ proptest! {
         same::<TaskRowSettle>(&filled(&v, &[("row", row.clone()), ("status", s("failed")), ("content", s("c")), ("runRows", json!([row]))]))?;
         same::<MessagesToRowsInput>(&filled(&v, &[("messages", json!([{"role": "user", "content": "hi"}]))]))?;
         same::<ReportInput>(&filled(&v, &[("report", s("r"))]))?;
+        same::<TaskDetails>(&filled(&v, &[("agent", s("a")), ("turns", json!(3)), ("modelFailures", json!([{"model": "m", "code": "c", "message": ""}]))]))?;
         same::<FallbackCandidate>(&filled(&v, &[("id", s("i"))]))?;
         same::<BindingCandidates>(&filled(&v, &[("definitionBinding", s("d"))]))?;
         same::<ProviderBinding>(&filled(&v, &[("provider", s("p")), ("model", s("m"))]))?;

@@ -16,7 +16,9 @@ use crate::compaction::tally::{ReportInput, RunTally};
 use crate::compaction::turn::{DelegateTurnOptions, SummaryAnswer};
 use crate::delegation::binding::{BindingCandidates, ModelBinding, ResumeCandidates};
 use crate::delegation::seed::SeedInput;
-use crate::delegation::task_row::{TaskArgs, TaskRowRefused, TaskRowSettle, TaskRowStart};
+use crate::delegation::task_row::{
+    TaskArgs, TaskDetails, TaskRowRefused, TaskRowSettle, TaskRowStart,
+};
 use crate::delegation::types::{
     ChainReads, ChainSelector, Diagnostic, DiagnosticCode, ResumableChain, ResumeRequest,
     RunStatus, SettleDelegation, SettleStatus, StartDelegation, StartedDelegation,
@@ -302,3 +304,24 @@ decode_struct!(TaskRowRefused "TaskRowRefused" {
     message: "message" => req,
     now: "now" => default,
 });
+
+// A Task row's `toolResult.details` (read back by `taskRowSettle`).
+decode_struct!(TaskDetails "TaskDetails" {
+    delegation_id: "delegationId" => default,
+    agent: "agent" => req,
+    model_id: "modelId" => default,
+    thinking_level: "thinkingLevel" => default,
+    status: "status" => default,
+    started_at: "startedAt" => default,
+    turns: "turns" => default,
+    tool_calls: "toolCalls" => default,
+    last_tool_name: "lastToolName" => default,
+    completed_at: "completedAt" => default,
+    model_failures: "modelFailures" => default,
+    error: "error" => default,
+    context_compactions: "contextCompactions" => default,
+    context_degraded: "contextDegraded" => default,
+    resumed_from: "resumedFrom" => default,
+    model_changed_from: "modelChangedFrom" => default,
+    report: "report" => default,
+} extra extra);
