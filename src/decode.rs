@@ -18,7 +18,7 @@ mod inputs;
 mod typed;
 
 pub(crate) use typed::invalid_type;
-pub use typed::{variant, Bad, Decode, Fields};
+pub use typed::{variant, Bad, Decode, Fields, Spec};
 
 /// Decode `value` into `T`, reporting `path` + the inner path of the bad value.
 pub fn decode_at<T: Decode>(value: Value, path: &str) -> Result<T> {

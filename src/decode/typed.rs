@@ -211,12 +211,21 @@ enum Source<'v> {
     Seq(&'v [Value], usize),
 }
 
+/// A struct's shape, as its derive knows it: its name, its fields' names in order, which
+/// have a default, the aliases (`(alias, field index)`), and whether a flattened field
+/// keeps the unknown entries (such a struct is not read from an array).
+pub struct Spec {
+    pub name: &'static str,
+    pub names: &'static [&'static str],
+    pub defaulted: &'static [bool],
+    pub aliases: &'static [(&'static str, usize)],
+    pub flattened: bool,
+}
+
 /// One struct's fields, read as serde's derive reads them (see the module's
 /// documentation); [`decode_struct!`] writes the loop over them.
 pub struct Fields<'v> {
-    name: &'static str,
-    names: &'static [&'static str],
-    defaulted: &'static [bool],
+    spec: &'static Spec,
     source: Source<'v>,
     /// The key (or index) of the value last handed out.
     key: &'v str,
@@ -227,64 +236,60 @@ pub struct Fields<'v> {
 }
 
 impl<'v> Fields<'v> {
-    /// Start reading `v` as struct `name`, its fields' names `names` (the ones with a
-    /// default marked in `defaulted`); `flattened`: whether unknown fields are kept
-    /// (the struct is then not read from an array).
+    /// Start reading `v` as a struct of shape `spec`.
     #[inline(never)]
-    pub fn new(
-        v: &'v Value,
-        name: &'static str,
-        names: &'static [&'static str],
-        defaulted: &'static [bool],
-        flattened: bool,
-    ) -> Result<Self, Bad> {
+    pub fn new(v: &'v Value, spec: &'static Spec) -> Result<Self, Bad> {
         let source = match v {
             Value::Object(m) => Source::Map(m.iter()),
-            Value::Array(a) if !flattened => Source::Seq(a, 0),
-            _ => return Err(invalid_type(v, &format!("struct {name}"))),
+            Value::Array(a) if !spec.flattened => Source::Seq(a, 0),
+            _ => return Err(invalid_type(v, &format!("struct {}", spec.name))),
         };
         Ok(Fields {
-            name,
-            names,
-            defaulted,
+            spec,
             source,
             key: "",
             index: 0,
-            extra: flattened.then(Box::default),
+            extra: spec.flattened.then(Box::default),
         })
     }
 
-    /// The next field's name (as given: an alias stays an alias) and value; unknown
-    /// fields skipped or kept.
+    /// The next known field's index in the struct and its value; unknown fields skipped
+    /// or kept.
     #[inline(never)]
-    pub fn next(&mut self) -> Result<Option<(&'v str, &'v Value)>, Bad> {
+    pub fn next(&mut self) -> Result<Option<(usize, &'v Value)>, Bad> {
+        let spec = self.spec;
         match &mut self.source {
             Source::Map(entries) => {
                 for (k, v) in entries.by_ref() {
-                    match &mut self.extra {
-                        Some(extra) if !self.names.contains(&k.as_str()) => {
+                    let known = spec.names.iter().position(|n| n == k).or_else(|| {
+                        let alias = spec.aliases.iter().find(|(a, _)| a == k);
+                        alias.map(|&(_, i)| i)
+                    });
+                    match (known, &mut self.extra) {
+                        (Some(i), _) => {
+                            self.key = k;
+                            return Ok(Some((i, v)));
+                        }
+                        (None, Some(extra)) => {
                             extra.insert(k.clone(), v.clone());
                         }
-                        _ => {
-                            self.key = k;
-                            return Ok(Some((k, v)));
-                        }
+                        (None, None) => {}
                     }
                 }
                 Ok(None)
             }
             Source::Seq(items, i) => {
-                let n = self.names.len();
+                let n = spec.names.len();
                 if *i < n {
-                    if let (Some(v), Some(name)) = (items.get(*i), self.names.get(*i)) {
+                    if let Some(v) = items.get(*i) {
                         self.index = *i;
                         *i += 1;
-                        return Ok(Some((name, v)));
+                        return Ok(Some((self.index, v)));
                     }
                     // a short array: the first field left without a default is missing
-                    if let Some(j) = (*i..n).find(|&j| self.defaulted.get(j) != Some(&true)) {
+                    if let Some(j) = (*i..n).find(|&j| spec.defaulted.get(j) != Some(&true)) {
                         let s = if n == 1 { "" } else { "s" };
-                        let expected = format!("struct {} with {n} element{s}", self.name);
+                        let expected = format!("struct {} with {n} element{s}", spec.name);
                         return Err(invalid_length(j, &expected));
                     }
                     *i = n;
@@ -306,25 +311,26 @@ impl<'v> Fields<'v> {
         }
     }
 
-    /// `duplicate field` if `name` was read before, else `slot` = `v` decoded. Never
+    /// `duplicate field` if field `i` was read before, else `slot` = `v` decoded. Never
     /// inlined: one copy per field type, not one per field.
     #[inline(never)]
-    pub fn put<T: Decode>(
-        &self,
-        slot: &mut Option<T>,
-        name: &'static str,
-        v: &Value,
-    ) -> Result<(), Bad> {
+    pub fn put<T: Decode>(&self, slot: &mut Option<T>, i: usize, v: &Value) -> Result<(), Bad> {
         if slot.is_some() {
-            return Err(bad(serde_json::Error::duplicate_field(name)));
+            return Err(self.duplicate(i));
         }
         *slot = Some(T::decode(v).map_err(|b| self.here(b))?);
         Ok(())
     }
 
+    #[inline(never)]
+    fn duplicate(&self, i: usize) -> Bad {
+        let name = self.spec.names.get(i).copied().unwrap_or_default();
+        bad(serde_json::Error::duplicate_field(name))
+    }
+
     /// A required field's value, or `missing field`.
-    pub fn req<T>(&self, slot: Option<T>, name: &'static str) -> Result<T, Bad> {
-        slot.ok_or_else(|| missing(name))
+    pub fn req<T>(&self, slot: Option<T>, i: usize) -> Result<T, Bad> {
+        slot.ok_or_else(|| missing(self.spec.names.get(i).copied().unwrap_or_default()))
     }
 
     /// The unknown entries kept (a flattened map).
@@ -353,11 +359,10 @@ macro_rules! decode_struct {
     (@defaulted req) => { false };
     (@defaulted or) => { false };
     (@defaulted default) => { true };
-    (@take $f:ident $slot:ident $wire:literal req) => { $f.req($slot, $wire)? };
-    (@take $f:ident $slot:ident $wire:literal or $e:expr) => { $slot.unwrap_or_else(|| $e) };
-    (@take $f:ident $slot:ident $wire:literal default) => { $slot.unwrap_or_default() };
-    (@take $f:ident $slot:ident $wire:literal default $e:expr) => { $slot.unwrap_or_else(|| $e) };
-    (@rest $f:ident) => {};
+    (@take $f:ident $slot:ident $i:expr, req) => { $f.req($slot, $i)? };
+    (@take $f:ident $slot:ident $i:expr, or $e:expr) => { $slot.unwrap_or_else(|| $e) };
+    (@take $f:ident $slot:ident $i:expr, default) => { $slot.unwrap_or_default() };
+    (@take $f:ident $slot:ident $i:expr, default $e:expr) => { $slot.unwrap_or_else(|| $e) };
     (@flat $f:ident extra) => { $f.extra() };
     (@flat $f:ident flatten) => { $f.flattened()? };
     (
@@ -368,19 +373,25 @@ macro_rules! decode_struct {
         impl $crate::decode::Decode for $ty {
             #[inline(never)]
             fn decode(v: &serde_json::Value) -> Result<Self, $crate::decode::Bad> {
-                const NAMES: &[&str] = &[$($wire $(, $alias)*),*];
-                const DEFAULTED: &[bool] = &[$($crate::decode::typed::decode_struct!(@defaulted $kind) $(, { let _ = $alias; false })*),*];
-                let flattened = false $(|| { let _ = stringify!($flat); true })?;
-                let mut f = $crate::decode::Fields::new(v, $name, NAMES, DEFAULTED, flattened)?;
+                #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+                enum Field { $($field),* }
+                static SPEC: $crate::decode::Spec = $crate::decode::Spec {
+                    name: $name,
+                    names: &[$($wire),*],
+                    defaulted: &[$($crate::decode::typed::decode_struct!(@defaulted $kind)),*],
+                    aliases: &[$($(($alias, Field::$field as usize),)*)*],
+                    flattened: false $(|| { let _ = stringify!($flat); true })?,
+                };
+                let mut f = $crate::decode::Fields::new(v, &SPEC)?;
                 $(let mut $field = None;)*
-                while let Some((key, v)) = f.next()? {
-                    match key {
-                        $($wire $(| $alias)* => f.put(&mut $field, $wire, v)?,)*
-                        _ => {}
-                    }
+                while let Some((i, v)) = f.next()? {
+                    $(if i == Field::$field as usize {
+                        f.put(&mut $field, i, v)?;
+                        continue;
+                    })*
                 }
                 Ok($ty {
-                    $($field: $crate::decode::typed::decode_struct!(@take f $field $wire $kind $($e)?),)*
+                    $($field: $crate::decode::typed::decode_struct!(@take f $field Field::$field as usize, $kind $($e)?),)*
                     $($flat: $crate::decode::typed::decode_struct!(@flat f $how),)?
                 })
             }
