@@ -4,7 +4,7 @@
 //! accepts what the derived decoders accepted, with the same fields, and refuses what they
 //! refused at the same path with the same message. The reference below is the library's
 //! message types as they were derived (flattened `extra`, `null` kept for `details` and
-//! `fromId`), decoded by the library's own path-tracking decoder.
+//! `fromId`), decoded under `serde_path_to_error` (what the library used before).
 #![cfg(not(target_arch = "wasm32"))]
 
 use delegate_context::message::{AgentMessage, Usage};
