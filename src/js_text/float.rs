@@ -14,7 +14,9 @@ pub fn parse_f64(text: &str) -> Option<f64> {
     let b = text.as_bytes();
     let negative = b.first() == Some(&b'-');
     let mut i = usize::from(negative);
-    let mut digits: Vec<u8> = Vec::new();
+    // on the stack: no allocation for a number
+    let mut digits = [0u8; MAX_DIGITS + 1];
+    let mut len = 0;
     let mut exp: i64 = 0;
     let mut sticky = false;
     let (mut seen, mut point) = (false, false);
@@ -22,10 +24,11 @@ pub fn parse_f64(text: &str) -> Option<f64> {
         match c {
             b'0'..=b'9' => {
                 seen = true;
-                if digits.is_empty() && c == b'0' {
+                if len == 0 && c == b'0' {
                     exp -= i64::from(point); // a leading zero
-                } else if digits.len() < MAX_DIGITS {
-                    digits.push(c - b'0');
+                } else if len < MAX_DIGITS {
+                    digits[len] = c - b'0';
+                    len += 1;
                     exp -= i64::from(point);
                 } else {
                     sticky |= c != b'0';
@@ -57,16 +60,17 @@ pub fn parse_f64(text: &str) -> Option<f64> {
     if !seen || i != b.len() {
         return None;
     }
-    let magnitude = unsigned(&mut digits, exp, sticky);
+    if sticky {
+        digits[len] = 1;
+        len += 1;
+        exp -= 1;
+    }
+    let magnitude = unsigned(&digits[..len], exp);
     Some(if negative { -magnitude } else { magnitude })
 }
 
-/// `D × 10^exp` (`D` the digits, `sticky`: a nonzero digit dropped after them).
-fn unsigned(digits: &mut Vec<u8>, mut exp: i64, sticky: bool) -> f64 {
-    if sticky {
-        digits.push(1);
-        exp -= 1;
-    }
+/// `D × 10^exp` (`D` the digits).
+fn unsigned(digits: &[u8], exp: i64) -> f64 {
     let n = digits.len() as i64;
     if n == 0 {
         return 0.0;
@@ -124,15 +128,12 @@ fn from_integer(x: u128) -> f64 {
 fn ratio_u128(num: u128, den: u128) -> f64 {
     // scale the quotient to 64 bits: num·2^s / den in [2^63, 2^64)
     let mut s = 63 - (127 - num.leading_zeros() as i32) + (127 - den.leading_zeros() as i32);
-    loop {
-        let q = (num << s) / den;
-        if q >> 63 == 0 {
-            s += 1;
-            continue;
-        }
-        let r = (num << s) % den;
-        return round(q as u64, r != 0, -s);
+    if num << s < den << 63 {
+        s += 1;
     }
+    let n = num << s;
+    let q = n / den;
+    round(q as u64, n - q * den != 0, -s)
 }
 
 /// `num / den` to the nearest double.
