@@ -404,7 +404,7 @@ impl<'de> Deserialize<'de> for AgentMessage {
     }
 }
 
-pub use crate::decode::{decode_at, decode_text};
+pub use crate::decode::decode_at;
 
 /// "a string", "an array", ... for error messages.
 pub fn kind_of(v: &Value) -> &'static str {
