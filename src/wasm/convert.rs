@@ -49,8 +49,14 @@ pub fn is_delegate_context_error(value: JsValue) -> bool {
 /// prints them), parsed by `JSON.parse`. One serializer for every export, and one
 /// crossing per result instead of one per property.
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    let text = crate::js_text::to_json(value)
-        .map_err(|e| to_js_error(&Error::invalid("(result)", e.to_string())))?;
+    parse_result(crate::js_text::to_json(value))
+}
+
+/// A result's JSON text as a JavaScript value (not generic: one copy for every result
+/// type, issue 17 §7).
+#[inline(never)]
+fn parse_result(text: serde_json::Result<String>) -> Result<JsValue, JsValue> {
+    let text = text.map_err(|e| to_js_error(&Error::invalid("(result)", e.to_string())))?;
     js_sys::JSON::parse(&text)
 }
 
