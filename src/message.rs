@@ -353,6 +353,7 @@ impl AgentMessage {
     }
 
     /// Decode one message from a JSON value, naming `path` (e.g. `messages[3]`) in errors.
+    #[inline(never)] // one copy for its callers (issue 17 §7)
     pub fn from_value(value: Value, path: &str) -> Result<Self> {
         let Value::Object(map) = value else {
             return Err(Error::invalid(
@@ -403,7 +404,7 @@ impl<'de> Deserialize<'de> for AgentMessage {
     }
 }
 
-pub use crate::decode::{decode_at, decode_text};
+pub use crate::decode::decode_at;
 
 /// "a string", "an array", ... for error messages.
 pub fn kind_of(v: &Value) -> &'static str {

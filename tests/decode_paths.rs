@@ -5,7 +5,7 @@
 
 use delegate_context::budget::ContextBudget;
 use delegate_context::compaction::prepare::CompactionSettings;
-use delegate_context::decode::decode_value;
+use delegate_context::decode::{decode_value, Decode};
 use delegate_context::delegation::seed::SeedInput;
 use delegate_context::delegation::types::{SettleDelegation, StartDelegation};
 use delegate_context::transcript::UiMessage;
@@ -111,7 +111,7 @@ fn reference<T: DeserializeOwned>(v: &Value) -> Result<(), (String, String)> {
         })
 }
 
-fn ours<T: DeserializeOwned>(v: &Value) -> Result<(), (String, String)> {
+fn ours<T: Decode>(v: &Value) -> Result<(), (String, String)> {
     decode_value::<T>(v, "input")
         .map(|_| ())
         .map_err(|e| match e {
@@ -120,7 +120,7 @@ fn ours<T: DeserializeOwned>(v: &Value) -> Result<(), (String, String)> {
         })
 }
 
-fn same<T: DeserializeOwned>(v: &Value) -> Result<(), TestCaseError> {
+fn same<T: DeserializeOwned + Decode>(v: &Value) -> Result<(), TestCaseError> {
     prop_assert_eq!(ours::<T>(v), reference::<T>(v), "{}", v);
     Ok(())
 }

@@ -4,10 +4,9 @@
 //! accepts what the derived decoders accepted, with the same fields, and refuses what they
 //! refused at the same path with the same message. The reference below is the library's
 //! message types as they were derived (flattened `extra`, `null` kept for `details` and
-//! `fromId`), decoded by the library's own path-tracking decoder.
+//! `fromId`), decoded under `serde_path_to_error` (what the library used before).
 #![cfg(not(target_arch = "wasm32"))]
 
-use delegate_context::decode::decode_value;
 use delegate_context::message::{AgentMessage, Usage};
 use delegate_context::Error;
 use proptest::prelude::*;
@@ -88,7 +87,7 @@ fn block_from_map(mut map: Extra) -> Result<(), String> {
         None => return Err("missing field `type`".into()),
     };
     fn de<T: serde::de::DeserializeOwned>(map: Extra) -> Result<(), String> {
-        delegate_context::decode::decode_inner::<T>(&Value::Object(map))
+        decode_inner::<T>(&Value::Object(map))
             .map(|_| ())
             .map_err(|(p, message)| match p.strip_prefix('.').unwrap_or(&p) {
                 "" => message,
@@ -223,6 +222,25 @@ struct BashExecution {
     timestamp: Option<f64>,
     #[serde(flatten)]
     extra: Extra,
+}
+
+/// The derived decoders under `serde_path_to_error` (the reference the library's old
+/// path-tracking decoder matched, `tests/decode_paths.rs`), the error as the library
+/// words it: `path` + the inner path of the bad value.
+fn decode_value<T: serde::de::DeserializeOwned>(v: &Value, path: &str) -> Result<T, Error> {
+    decode_inner(v).map_err(|(inner, message)| Error::invalid(format!("{path}{inner}"), message))
+}
+
+/// `T` from `v`, or the inner path of the bad value (`""`, `.a[0].b`) and the message.
+fn decode_inner<T: serde::de::DeserializeOwned>(v: &Value) -> Result<T, (String, String)> {
+    serde_path_to_error::deserialize::<_, T>(v).map_err(|e| {
+        let inner = match e.path().to_string() {
+            p if p == "." => String::new(),
+            p if p.starts_with('[') => p,
+            p => format!(".{p}"),
+        };
+        (inner, e.into_inner().to_string())
+    })
 }
 
 /// The derived decoders' answer for a message object: `Ok` or (path, message).

@@ -250,8 +250,8 @@ pub fn task_row_start(input: &TaskRowStart) -> Result<UiMessage> {
 
 /// The details a Task row holds (`toolResult.details`), when it holds any.
 pub fn task_details(row: &UiMessage) -> Option<TaskDetails> {
-    let details = row.tool_result.as_ref()?.get("details")?.clone();
-    serde_json::from_value(details).ok()
+    let details = row.tool_result.as_ref()?.get("details")?;
+    crate::decode::Decode::decode(details).ok()
 }
 
 /// The same Task row when its run settles (see the module docs).

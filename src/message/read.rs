@@ -90,7 +90,7 @@ fn slot(v: Value, ty: Ty) -> Result<Slot, Bad> {
             Slot::Blocks(blocks)
         }
         (Ty::Blocks, v) => return wrong(&v, "a sequence"),
-        (Ty::OptUsage, v) => Slot::Usage(crate::decode::decode_inner(&v)?),
+        (Ty::OptUsage, v) => Slot::Usage(crate::decode::Decode::decode(&v)?),
     })
 }
 

@@ -4,7 +4,6 @@
 
 use std::cell::{Ref, RefCell, RefMut};
 
-use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -50,8 +49,14 @@ pub fn is_delegate_context_error(value: JsValue) -> bool {
 /// prints them), parsed by `JSON.parse`. One serializer for every export, and one
 /// crossing per result instead of one per property.
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    let text = crate::js_text::to_json(value)
-        .map_err(|e| to_js_error(&Error::invalid("(result)", e.to_string())))?;
+    parse_result(crate::js_text::to_json(value))
+}
+
+/// A result's JSON text as a JavaScript value (not generic: one copy for every result
+/// type, issue 17 §7).
+#[inline(never)]
+fn parse_result(text: serde_json::Result<String>) -> Result<JsValue, JsValue> {
+    let text = text.map_err(|e| to_js_error(&Error::invalid("(result)", e.to_string())))?;
     js_sys::JSON::parse(&text)
 }
 
@@ -127,25 +132,33 @@ fn js_to_value_core(value: &JsValue, path: &str, strict_numbers: bool) -> Result
 
 /// Decode a typed input, naming `path` and the inner path of a bad value. Non-finite
 /// numbers are rejected (they have no JSON form and no meaning as sizes or indices).
-pub fn from_js<T: DeserializeOwned>(value: JsValue, path: &str) -> Result<T, JsValue> {
+pub fn from_js<T: crate::decode::Decode>(value: JsValue, path: &str) -> Result<T, JsValue> {
     decode(&value, path).map_err(|e| to_js_error(&e))
 }
 
-/// [`from_js`] with the core's error: the value's `JSON.stringify` text decoded straight
-/// into `T` (no intermediate value), naming the path of a bad value.
-pub fn decode<T: DeserializeOwned>(value: &JsValue, path: &str) -> Result<T, Error> {
+/// [`from_js`] with the core's error: the value's `JSON.stringify` text parsed and
+/// decoded into `T`, naming the path of a bad value.
+pub fn decode<T: crate::decode::Decode>(value: &JsValue, path: &str) -> Result<T, Error> {
+    let v = input_value(value, path)?;
+    crate::decode::decode_value(&v, path).map_err(non_finite_wording)
+}
+
+/// The parsed value of a typed input (not generic: one copy for every input type, issue
+/// 17 §7). Non-finite numbers are refused; they reach the parser as strings.
+#[inline(never)]
+fn input_value(value: &JsValue, path: &str) -> Result<Value, Error> {
     refuse_non_finite(value, path)?;
     let text = json_text(value, path, true)?.unwrap_or_else(|| "null".to_string());
-    let decoded = crate::message::decode_text(&text, path);
-    let decoded = match decoded {
+    let parsed = crate::js_text::parse_value(&text);
+    let parsed = match parsed {
         // JSON.stringify wrote a lone surrogate as an escape serde_json refuses
         Err(_) if text.contains("\\u") => match crate::js_text::replace_lone_surrogates(&text) {
-            Some(clean) => crate::message::decode_text(&clean, path),
-            None => decoded,
+            Some(clean) => crate::js_text::parse_value(&clean),
+            None => parsed,
         },
         other => other,
     };
-    decoded.map_err(non_finite_wording)
+    parsed.map_err(|e| non_finite_wording(Error::invalid(path, e.to_string())))
 }
 
 /// A non-finite number reaches the decoder as its text (`"NaN"`): say what it was.

@@ -1,0 +1,417 @@
+//! The input types decoded without serde's derived visitors (issue 17 §7: one copy of
+//! those per type was most of the module's decoding bytes): [`Decode`] reads a parsed
+//! [`Value`] as the derive reads it, in serde's words, with small non-generic helpers.
+//!
+//! What the derive does, and [`Fields`] with [`decode_struct!`] do the same: an object's
+//! entries are read in the object's order (the first bad value in the object is the one
+//! named); a field given twice (an alias and its name) is `duplicate field`; unknown
+//! fields are skipped, or kept where the struct flattens them; after the entries, the
+//! first missing required field in the struct's order is named. A struct without a
+//! flattened field is also read from an array, its fields in order (`invalid length`
+//! where a field without a default is missing, `fewer elements in array` for too many).
+//! A value of another kind is `invalid type: ..., expected struct Name`.
+
+use serde::de::{Error as _, Unexpected};
+use serde_json::{Map, Value};
+
+/// A bad value: its path inside the value decoded (`""`, `.rows[1].id`) and serde's
+/// message.
+pub type Bad = (String, String);
+
+/// A type read from a parsed JSON value as serde's derive would read it.
+pub trait Decode: Sized {
+    /// `Self` from `v`, or the bad value's inner path and message.
+    fn decode(v: &Value) -> Result<Self, Bad>;
+}
+
+fn bad(e: serde_json::Error) -> Bad {
+    (String::new(), e.to_string())
+}
+
+/// serde's "invalid type" for `v` where `expected` was wanted.
+#[inline(never)]
+pub(crate) fn invalid_type(v: &Value, expected: &str) -> Bad {
+    bad(serde_json::Error::invalid_type(
+        super::unexpected(v),
+        &expected,
+    ))
+}
+
+#[inline(never)]
+fn invalid_length(len: usize, expected: &str) -> Bad {
+    bad(serde_json::Error::invalid_length(len, &expected))
+}
+
+/// `b` one key further in (`.key` before its path).
+#[inline(never)]
+fn under_key(key: &str, b: Bad) -> Bad {
+    (format!(".{key}{}", b.0), b.1)
+}
+
+/// `b` one index further in (`[i]` before its path).
+#[inline(never)]
+fn under_index(i: usize, b: Bad) -> Bad {
+    (format!("[{i}]{}", b.0), b.1)
+}
+
+impl Decode for String {
+    fn decode(v: &Value) -> Result<Self, Bad> {
+        match v {
+            Value::String(s) => Ok(s.clone()),
+            _ => Err(invalid_type(v, "a string")),
+        }
+    }
+}
+
+impl Decode for bool {
+    fn decode(v: &Value) -> Result<Self, Bad> {
+        match v {
+            Value::Bool(b) => Ok(*b),
+            _ => Err(invalid_type(v, "a boolean")),
+        }
+    }
+}
+
+impl Decode for f64 {
+    fn decode(v: &Value) -> Result<Self, Bad> {
+        match v {
+            Value::Number(n) => Ok(n.as_f64().unwrap_or(f64::NAN)),
+            _ => Err(invalid_type(v, "f64")),
+        }
+    }
+}
+
+/// An unsigned integer at most `max` (`name` is serde's word for the type, `u32`), as
+/// serde's integer visitors read serde_json's numbers.
+#[inline(never)]
+fn unsigned(v: &Value, max: u64, name: &str) -> Result<u64, Bad> {
+    let Value::Number(n) = v else {
+        return Err(invalid_type(v, name));
+    };
+    let unexpected = match (n.as_u64(), n.as_i64()) {
+        (Some(u), _) if u <= max => return Ok(u),
+        (Some(u), _) => Unexpected::Unsigned(u),
+        (None, Some(i)) => Unexpected::Signed(i),
+        (None, None) => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            return Err(bad(serde_json::Error::invalid_type(
+                Unexpected::Float(f),
+                &name,
+            )));
+        }
+    };
+    Err(bad(serde_json::Error::invalid_value(unexpected, &name)))
+}
+
+impl Decode for u64 {
+    fn decode(v: &Value) -> Result<Self, Bad> {
+        unsigned(v, u64::MAX, "u64")
+    }
+}
+
+impl Decode for u32 {
+    fn decode(v: &Value) -> Result<Self, Bad> {
+        unsigned(v, u32::MAX.into(), "u32").map(|u| u as u32)
+    }
+}
+
+impl Decode for usize {
+    fn decode(v: &Value) -> Result<Self, Bad> {
+        unsigned(v, usize::MAX as u64, "usize").map(|u| u as usize)
+    }
+}
+
+impl Decode for Value {
+    fn decode(v: &Value) -> Result<Self, Bad> {
+        Ok(v.clone())
+    }
+}
+
+impl Decode for Map<String, Value> {
+    fn decode(v: &Value) -> Result<Self, Bad> {
+        match v {
+            Value::Object(m) => Ok(m.clone()),
+            _ => Err(invalid_type(v, "a map")),
+        }
+    }
+}
+
+/// `null` is `None` (serde's `Option`).
+impl<T: Decode> Decode for Option<T> {
+    fn decode(v: &Value) -> Result<Self, Bad> {
+        match v {
+            Value::Null => Ok(None),
+            _ => T::decode(v).map(Some),
+        }
+    }
+}
+
+impl<T: Decode> Decode for Vec<T> {
+    fn decode(v: &Value) -> Result<Self, Bad> {
+        let Value::Array(items) = v else {
+            return Err(invalid_type(v, "a sequence"));
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            out.push(T::decode(item).map_err(|b| under_index(i, b))?);
+        }
+        Ok(out)
+    }
+}
+
+impl<A: Decode, B: Decode> Decode for (A, B) {
+    fn decode(v: &Value) -> Result<Self, Bad> {
+        const EXPECTED: &str = "a tuple of size 2";
+        let Value::Array(items) = v else {
+            return Err(invalid_type(v, EXPECTED));
+        };
+        let item = |i: usize| items.get(i).ok_or_else(|| invalid_length(i, EXPECTED));
+        let a = A::decode(item(0)?).map_err(|b| under_index(0, b))?;
+        let b = B::decode(item(1)?).map_err(|b| under_index(1, b))?;
+        if items.len() > 2 {
+            return Err(invalid_length(items.len(), "fewer elements in array"));
+        }
+        Ok((a, b))
+    }
+}
+
+/// The index in `names` of a unit variant, read as serde_json reads an enum from a
+/// value: its name as a string, or an object of one key (its name) whose value is `null`.
+#[inline(never)]
+pub fn variant(v: &Value, names: &'static [&'static str]) -> Result<usize, Bad> {
+    let (name, value) = match v {
+        Value::String(s) => (s, None),
+        Value::Object(m) => {
+            let mut entries = m.iter();
+            match (entries.next(), entries.next()) {
+                (Some((k, value)), None) => (k, Some(value)),
+                _ => {
+                    return Err(bad(serde_json::Error::invalid_value(
+                        Unexpected::Map,
+                        &"map with a single key",
+                    )))
+                }
+            }
+        }
+        _ => return Err(invalid_type(v, "string or map")),
+    };
+    let Some(i) = names.iter().position(|n| n == name) else {
+        return Err(bad(serde_json::Error::unknown_variant(name, names)));
+    };
+    match value {
+        Some(Value::Null) | None => Ok(i),
+        // serde_path_to_error names the variant's value (`.user`)
+        Some(other) => Err(under_key(name, invalid_type(other, "unit"))),
+    }
+}
+
+/// Where [`Fields`] reads from.
+enum Source<'v> {
+    Map(serde_json::map::Iter<'v>),
+    Seq(&'v [Value], usize),
+}
+
+/// A struct's shape, as its derive knows it: its name, its fields' names in order, which
+/// have a default, the aliases (`(alias, field index)`), and whether a flattened field
+/// keeps the unknown entries (such a struct is not read from an array).
+pub struct Spec {
+    pub name: &'static str,
+    pub names: &'static [&'static str],
+    pub defaulted: &'static [bool],
+    pub aliases: &'static [(&'static str, usize)],
+    pub flattened: bool,
+}
+
+/// One struct's fields, read as serde's derive reads them (see the module's
+/// documentation); [`decode_struct!`] writes the loop over them.
+pub struct Fields<'v> {
+    spec: &'static Spec,
+    source: Source<'v>,
+    /// The key (or index) of the value last handed out.
+    key: &'v str,
+    index: usize,
+    /// Unknown entries, kept when the struct flattens them (boxed: the reader stays
+    /// small to move).
+    extra: Option<Box<Map<String, Value>>>,
+}
+
+impl<'v> Fields<'v> {
+    /// Start reading `v` as a struct of shape `spec`.
+    #[inline(never)]
+    pub fn new(v: &'v Value, spec: &'static Spec) -> Result<Self, Bad> {
+        let source = match v {
+            Value::Object(m) => Source::Map(m.iter()),
+            Value::Array(a) if !spec.flattened => Source::Seq(a, 0),
+            _ => return Err(invalid_type(v, &format!("struct {}", spec.name))),
+        };
+        Ok(Fields {
+            spec,
+            source,
+            key: "",
+            index: 0,
+            extra: spec.flattened.then(Box::default),
+        })
+    }
+
+    /// The next known field's index in the struct and its value; unknown fields skipped
+    /// or kept.
+    #[inline(never)]
+    pub fn next(&mut self) -> Result<Option<(usize, &'v Value)>, Bad> {
+        let spec = self.spec;
+        match &mut self.source {
+            Source::Map(entries) => {
+                for (k, v) in entries.by_ref() {
+                    let known = spec.names.iter().position(|n| n == k).or_else(|| {
+                        let alias = spec.aliases.iter().find(|(a, _)| a == k);
+                        alias.map(|&(_, i)| i)
+                    });
+                    match (known, &mut self.extra) {
+                        (Some(i), _) => {
+                            self.key = k;
+                            return Ok(Some((i, v)));
+                        }
+                        (None, Some(extra)) => {
+                            extra.insert(k.clone(), v.clone());
+                        }
+                        (None, None) => {}
+                    }
+                }
+                Ok(None)
+            }
+            Source::Seq(items, i) => {
+                let n = spec.names.len();
+                if *i < n {
+                    if let Some(v) = items.get(*i) {
+                        self.index = *i;
+                        *i += 1;
+                        return Ok(Some((self.index, v)));
+                    }
+                    // a short array: the first field left without a default is missing
+                    if let Some(j) = (*i..n).find(|&j| spec.defaulted.get(j) != Some(&true)) {
+                        let s = if n == 1 { "" } else { "s" };
+                        let expected = format!("struct {} with {n} element{s}", spec.name);
+                        return Err(invalid_length(j, &expected));
+                    }
+                    *i = n;
+                }
+                if items.len() > n {
+                    return Err(invalid_length(items.len(), "fewer elements in array"));
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    /// `b` at the value last handed out.
+    #[inline(never)]
+    fn here(&self, b: Bad) -> Bad {
+        match self.source {
+            Source::Map(_) => under_key(self.key, b),
+            Source::Seq(..) => under_index(self.index, b),
+        }
+    }
+
+    /// `duplicate field` if field `i` was read before, else `slot` = `v` decoded. Never
+    /// inlined: one copy per field type, not one per field.
+    #[inline(never)]
+    pub fn put<T: Decode>(&self, slot: &mut Option<T>, i: usize, v: &Value) -> Result<(), Bad> {
+        if slot.is_some() {
+            return Err(self.duplicate(i));
+        }
+        *slot = Some(T::decode(v).map_err(|b| self.here(b))?);
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn duplicate(&self, i: usize) -> Bad {
+        let name = self.spec.names.get(i).copied().unwrap_or_default();
+        bad(serde_json::Error::duplicate_field(name))
+    }
+
+    /// A required field's value, or `missing field`.
+    pub fn req<T>(&self, slot: Option<T>, i: usize) -> Result<T, Bad> {
+        slot.ok_or_else(|| missing(self.spec.names.get(i).copied().unwrap_or_default()))
+    }
+
+    /// The unknown entries kept (a flattened map).
+    pub fn extra(&mut self) -> Map<String, Value> {
+        self.extra.take().map(|m| *m).unwrap_or_default()
+    }
+
+    /// A flattened struct read from the unknown entries kept (its errors are the whole
+    /// value's, as serde reports what it buffered).
+    pub fn flattened<T: Decode>(&mut self) -> Result<T, Bad> {
+        T::decode(&Value::Object(self.extra())).map_err(|b| (String::new(), b.1))
+    }
+}
+
+#[inline(never)]
+fn missing(name: &'static str) -> Bad {
+    bad(serde_json::Error::missing_field(name))
+}
+
+/// [`Decode`] for a struct, as serde's derive reads it: each field as `field: "wireName"
+/// (| "alias")* => kind`, the kinds `req` (required), `or(expr)` (absent from an object:
+/// `expr`; required in an array, like an `Option` without `#[serde(default)]`),
+/// `default` / `default(expr)` (`#[serde(default)]`), then optionally `extra field`
+/// (`#[serde(flatten)]` of a map) or `flatten field` (of a struct).
+macro_rules! decode_struct {
+    (@defaulted req) => { false };
+    (@defaulted or) => { false };
+    (@defaulted default) => { true };
+    (@take $f:ident $slot:ident $i:expr, req) => { $f.req($slot, $i)? };
+    (@take $f:ident $slot:ident $i:expr, or $e:expr) => { $slot.unwrap_or_else(|| $e) };
+    (@take $f:ident $slot:ident $i:expr, default) => { $slot.unwrap_or_default() };
+    (@take $f:ident $slot:ident $i:expr, default $e:expr) => { $slot.unwrap_or_else(|| $e) };
+    (@flat $f:ident extra) => { $f.extra() };
+    (@flat $f:ident flatten) => { $f.flattened()? };
+    (
+        $ty:ident $name:literal {
+            $($field:ident : $wire:literal $(| $alias:literal)* => $kind:ident $(($e:expr))?),* $(,)?
+        } $($how:ident $flat:ident)?
+    ) => {
+        impl $crate::decode::Decode for $ty {
+            #[inline(never)]
+            fn decode(v: &serde_json::Value) -> Result<Self, $crate::decode::Bad> {
+                #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+                enum Field { $($field),* }
+                static SPEC: $crate::decode::Spec = $crate::decode::Spec {
+                    name: $name,
+                    names: &[$($wire),*],
+                    defaulted: &[$($crate::decode::typed::decode_struct!(@defaulted $kind)),*],
+                    aliases: &[$($(($alias, Field::$field as usize),)*)*],
+                    flattened: false $(|| { let _ = stringify!($flat); true })?,
+                };
+                let mut f = $crate::decode::Fields::new(v, &SPEC)?;
+                $(let mut $field = None;)*
+                while let Some((i, v)) = f.next()? {
+                    $(if i == Field::$field as usize {
+                        f.put(&mut $field, i, v)?;
+                        continue;
+                    })*
+                }
+                Ok($ty {
+                    $($field: $crate::decode::typed::decode_struct!(@take f $field Field::$field as usize, $kind $($e)?),)*
+                    $($flat: $crate::decode::typed::decode_struct!(@flat f $how),)?
+                })
+            }
+        }
+    };
+}
+pub(crate) use decode_struct;
+
+/// [`Decode`] for an enum of unit variants: `Type { Variant = "wireName", ... }`.
+macro_rules! decode_enum {
+    ($ty:ident { $($variant:ident = $wire:literal),* $(,)? }) => {
+        impl $crate::decode::Decode for $ty {
+            #[inline(never)]
+            fn decode(v: &serde_json::Value) -> Result<Self, $crate::decode::Bad> {
+                const NAMES: &[&str] = &[$($wire),*];
+                const ALL: &[$ty] = &[$($ty::$variant),*];
+                let i = $crate::decode::variant(v, NAMES)?;
+                ALL.get(i).copied().ok_or_else(|| $crate::decode::invalid_type(v, "a variant"))
+            }
+        }
+    };
+}
+pub(crate) use decode_enum;
