@@ -270,3 +270,68 @@ proptest! {
         prop_assert!(tasks["call_1"]["details"]["completedAt"].is_string());
     }
 }
+
+/// Which rows each function reads (host-contract §8; ADR 0279 clauses 8 and 12), as a
+/// table, asked two ways that must agree: on decoded rows (the core) and on the few head
+/// fields the wasm binding reads off a host row by their JavaScript names before it
+/// decodes it (`RowFilter::fields`, `HeadField::js_name`, `RowHead::from_fields`).
+#[test]
+fn row_filter_table() {
+    use delegate_context::transcript::{rows_from_value, CallIds, HeadField, RowFilter, RowHead};
+    let rows = json!([
+        {"id": "p1", "role": "user", "content": "parent's own"},
+        {"id": "t1", "role": "tool", "toolName": "Task", "toolCallId": "t1", "toolArgs": {}},
+        {"id": "t2", "role": "tool", "toolName": "task", "toolCallId": " ", "toolArgs": {}},
+        {"id": "t3", "role": "tool", "toolName": "Task", "toolCallId": "t3", "toolArgs": {}},
+        {"id": "u1", "role": "user", "toolName": "Task", "toolCallId": "t1", "content": "not a tool row"},
+        {"id": "c1", "role": "assistant", "content": "x", "parentToolCallId": "t1"},
+        {"id": "c3", "role": "assistant", "content": "x", "parentToolCallId": "t3"},
+        {"id": "e1", "role": "assistant", "content": "x", "parentToolCallId": ""},
+        {"id": "r1", "role": "tool", "toolName": "read", "toolCallId": "r1", "parentToolCallId": "t1"},
+        {"id": "r2", "role": "tool", "toolName": "Grep", "toolCallId": "r2"},
+        {"id": "w1", "role": "tool", "toolName": "write", "toolCallId": "w1", "parentToolCallId": "t1"},
+        {"id": "r3", "role": "assistant", "toolName": "read", "content": "not a tool row"}
+    ]);
+    let calls: CallIds = ["t1", "t2"].into_iter().collect();
+    let table: [(&str, RowFilter, &[&str]); 4] = [
+        (
+            "a rebuild reads delegate rows and Task rows",
+            RowFilter::DelegateOrTaskRows,
+            &["t1", "t2", "t3", "c1", "c3", "r1", "w1"],
+        ),
+        (
+            "a chain's rows: written during its calls",
+            RowFilter::WrittenDuring(&calls),
+            &["c1", "r1", "w1"],
+        ),
+        (
+            "and its Task rows (a blank toolCallId: the row id)",
+            RowFilter::WrittenDuringOrTaskRowOf(&calls),
+            &["t1", "t2", "c1", "r1", "w1"],
+        ),
+        ("read-only tool rows", RowFilter::ReadRows, &["r1", "r2"]),
+    ];
+    let decoded = rows_from_value(rows.clone(), "rows").unwrap();
+    for (rule, filter, want) in table {
+        let core: Vec<&str> = decoded
+            .iter()
+            .filter(|row| filter.accepts(&row.head()))
+            .map(|row| row.id.as_str())
+            .collect();
+        assert_eq!(core, want, "{rule}");
+        let binding: Vec<&str> = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|row| {
+                let mut fields: [Option<String>; HeadField::COUNT] = Default::default();
+                for field in filter.fields() {
+                    fields[field.index()] = row[field.js_name()].as_str().map(str::to_string);
+                }
+                filter.accepts(&RowHead::from_fields(&fields))
+            })
+            .map(|row| row["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(binding, want, "{rule}: the binding's pre-filter");
+    }
+}
