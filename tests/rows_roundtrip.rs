@@ -280,9 +280,9 @@ fn row_filter_table() {
     use delegate_context::transcript::{rows_from_value, CallIds, HeadField, RowFilter, RowHead};
     let rows = json!([
         {"id": "p1", "role": "user", "content": "parent's own"},
-        {"id": "t1", "role": "tool", "toolName": "Task", "toolCallId": "t1", "toolArgs": {}},
+        {"id": "T1", "role": "tool", "toolName": "Task", "toolCallId": "t1", "toolArgs": {}},
         {"id": "t2", "role": "tool", "toolName": "task", "toolCallId": " ", "toolArgs": {}},
-        {"id": "t3", "role": "tool", "toolName": "Task", "toolCallId": "t3", "toolArgs": {}},
+        {"id": "T3", "role": "tool", "toolName": "Task", "toolCallId": "t3", "toolArgs": {}},
         {"id": "u1", "role": "user", "toolName": "Task", "toolCallId": "t1", "content": "not a tool row"},
         {"id": "c1", "role": "assistant", "content": "x", "parentToolCallId": "t1"},
         {"id": "c3", "role": "assistant", "content": "x", "parentToolCallId": "t3"},
@@ -297,7 +297,7 @@ fn row_filter_table() {
         (
             "a rebuild reads delegate rows and Task rows",
             RowFilter::DelegateOrTaskRows,
-            &["t1", "t2", "t3", "c1", "c3", "r1", "w1"],
+            &["T1", "t2", "T3", "c1", "c3", "r1", "w1"],
         ),
         (
             "a chain's rows: written during its calls",
@@ -305,9 +305,9 @@ fn row_filter_table() {
             &["c1", "r1", "w1"],
         ),
         (
-            "and its Task rows (a blank toolCallId: the row id)",
+            "and its Task rows, by toolCallId (blank: the row id)",
             RowFilter::WrittenDuringOrTaskRowOf(&calls),
-            &["t1", "t2", "c1", "r1", "w1"],
+            &["T1", "t2", "c1", "r1", "w1"],
         ),
         ("read-only tool rows", RowFilter::ReadRows, &["r1", "r2"]),
     ];
