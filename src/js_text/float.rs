@@ -14,9 +14,7 @@ pub fn parse_f64(text: &str) -> Option<f64> {
     let b = text.as_bytes();
     let negative = b.first() == Some(&b'-');
     let mut i = usize::from(negative);
-    // on the stack: no allocation for a number
-    let mut digits = [0u8; MAX_DIGITS + 1];
-    let mut len = 0;
+    let mut digits: Vec<u8> = Vec::new();
     let mut exp: i64 = 0;
     let mut sticky = false;
     let (mut seen, mut point) = (false, false);
@@ -24,11 +22,10 @@ pub fn parse_f64(text: &str) -> Option<f64> {
         match c {
             b'0'..=b'9' => {
                 seen = true;
-                if len == 0 && c == b'0' {
+                if digits.is_empty() && c == b'0' {
                     exp -= i64::from(point); // a leading zero
-                } else if len < MAX_DIGITS {
-                    digits[len] = c - b'0';
-                    len += 1;
+                } else if digits.len() < MAX_DIGITS {
+                    digits.push(c - b'0');
                     exp -= i64::from(point);
                 } else {
                     sticky |= c != b'0';
@@ -60,17 +57,16 @@ pub fn parse_f64(text: &str) -> Option<f64> {
     if !seen || i != b.len() {
         return None;
     }
-    if sticky {
-        digits[len] = 1;
-        len += 1;
-        exp -= 1;
-    }
-    let magnitude = unsigned(&digits[..len], exp);
+    let magnitude = unsigned(&mut digits, exp, sticky);
     Some(if negative { -magnitude } else { magnitude })
 }
 
-/// `D × 10^exp` (`D` the digits).
-fn unsigned(digits: &[u8], exp: i64) -> f64 {
+/// `D × 10^exp` (`D` the digits, `sticky`: a nonzero digit dropped after them).
+fn unsigned(digits: &mut Vec<u8>, mut exp: i64, sticky: bool) -> f64 {
+    if sticky {
+        digits.push(1);
+        exp -= 1;
+    }
     let n = digits.len() as i64;
     if n == 0 {
         return 0.0;
@@ -128,12 +124,15 @@ fn from_integer(x: u128) -> f64 {
 fn ratio_u128(num: u128, den: u128) -> f64 {
     // scale the quotient to 64 bits: num·2^s / den in [2^63, 2^64)
     let mut s = 63 - (127 - num.leading_zeros() as i32) + (127 - den.leading_zeros() as i32);
-    if num << s < den << 63 {
-        s += 1;
+    loop {
+        let q = (num << s) / den;
+        if q >> 63 == 0 {
+            s += 1;
+            continue;
+        }
+        let r = (num << s) % den;
+        return round(q as u64, r != 0, -s);
     }
-    let n = num << s;
-    let q = n / den;
-    round(q as u64, n - q * den != 0, -s)
 }
 
 /// `num / den` to the nearest double.
