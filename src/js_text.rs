@@ -18,9 +18,7 @@
 
 use serde_json::Value;
 
-mod float;
 mod parse;
-pub use float::parse_f64;
 pub use parse::{parse_value, ParseError};
 
 /// Parse JSON text the way JavaScript's `JSON.parse` reads numbers: every number is a
