@@ -29,6 +29,7 @@ import glue from "./glue-patch.cjs";
 
 const ATTEMPTS = 3;
 const RESULT_WAIT_MS = 240_000; // the suite takes ~8 s alone; generous for a loaded machine
+const SERVE_WAIT_MS = 600_000;
 const browserName = process.argv[2];
 if (browserName !== "chrome" && browserName !== "firefox") {
   console.error("usage: node scripts/boundary-browser.mjs chrome|firefox");
@@ -61,6 +62,7 @@ async function startServer() {
     stdio: ["ignore", "pipe", "pipe"],
     detached: true, // its own process group: cargo and the runner end together
   });
+  server = { child, dir: null };
   return await new Promise((resolve, reject) => {
     let seen = "";
     const onData = (chunk) => {
@@ -68,11 +70,14 @@ async function startServer() {
       seen += chunk;
       const dir = /Retaining temporary build output folder: (\S+)/.exec(seen);
       const url = /tests are now available at (http:\/\/\S+)/.exec(seen);
+      if (dir && server) server.dir = dir[1];
       if (url && dir) resolve([child, url[1], dir[1]]);
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);
     child.once("exit", (code) => reject(new Error(`the test runner exited (${code}) before serving the page`)));
+    // building the binary is done before this script runs (test.sh); generous anyway
+    setTimeout(() => reject(new Error(`the test runner did not serve the page within ${SERVE_WAIT_MS / 1000} s`)), SERVE_WAIT_MS).unref();
   });
 }
 
@@ -114,6 +119,8 @@ async function runInFirefox(url) {
   const driver = spawn(process.env.GECKODRIVER || "geckodriver", ["--host", "127.0.0.1", "--port", String(port)], {
     stdio: ["ignore", "ignore", "inherit"],
   });
+  let driverError = null;
+  driver.on("error", (e) => (driverError = e));
   const base = `http://127.0.0.1:${port}`;
   const call = async (method, path, body) => {
     const response = await fetch(base + path, {
@@ -127,13 +134,11 @@ async function runInFirefox(url) {
   };
   let session;
   try {
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`${base}/status`)).ok) break;
-      } catch (e) {
-        if (i >= 300) throw new Error(`geckodriver did not answer: ${e.message}`);
-      }
-      await sleep(100);
+    for (const deadline = Date.now() + 30_000; ; await sleep(100)) {
+      if (driverError) throw new Error(`geckodriver did not start: ${driverError.message}`);
+      const ok = await fetch(`${base}/status`).then((r) => r.ok, () => false);
+      if (ok) break;
+      if (Date.now() > deadline) throw new Error("geckodriver did not answer within 30 s");
     }
     const capabilities = { alwaysMatch: { browserName: "firefox", "moz:firefoxOptions": { args: ["-headless"] } } };
     session = (await call("POST", "/session", { capabilities })).sessionId;
@@ -152,9 +157,24 @@ async function runInFirefox(url) {
   }
 }
 
-const [child, url, dir] = await startServer();
+// test.sh ends a lane by signalling its process group; the runner is in a group of its
+// own (detached), so it is stopped here, with its kept files, however this script ends
+let server = null;
+function cleanUp() {
+  if (!server) return;
+  stop(server.child);
+  if (server.dir) rmSync(server.dir, { recursive: true, force: true });
+  server = null;
+}
+for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) {
+  process.on(signal, () => {
+    cleanUp();
+    process.exit(1);
+  });
+}
 let code = 1;
 try {
+  const [, url, dir] = await startServer();
   const file = join(dir, "wasm-bindgen-test.js");
   writeFileSync(file, glue.patchGlue(readFileSync(file, "utf8"), file, 3));
   console.log(`boundary: the glue is patched as the package's (${file})`);
@@ -173,8 +193,9 @@ try {
     code = /test result: ok\. [1-9][0-9]* passed/.test(output) ? 0 : 1;
     break;
   }
+} catch (e) {
+  console.log(`boundary in ${browserName}: ${e.message}`);
 } finally {
-  stop(child);
-  rmSync(dir, { recursive: true, force: true });
+  cleanUp();
 }
 process.exit(code);
