@@ -121,6 +121,7 @@ async function runInFirefox(url) {
   });
   let driverError = null;
   driver.on("error", (e) => (driverError = e));
+  geckodriver = driver;
   const base = `http://127.0.0.1:${port}`;
   const call = async (method, path, body) => {
     const response = await fetch(base + path, {
@@ -160,7 +161,9 @@ async function runInFirefox(url) {
 // test.sh ends a lane by signalling its process group; the runner is in a group of its
 // own (detached), so it is stopped here, with its kept files, however this script ends
 let server = null;
+let geckodriver = null; // it ends its Firefox when it ends
 function cleanUp() {
+  geckodriver?.kill();
   if (!server) return;
   stop(server.child);
   if (server.dir) rmSync(server.dir, { recursive: true, force: true });
