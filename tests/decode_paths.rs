@@ -54,6 +54,20 @@ const KEYS: &[&str] = &[
     "retainedUserBudget",
     "reserveTokens",
     "enabled",
+    // the other field names of these types (a misspelt one would read as absent)
+    "overheadTokens",
+    "systemPrompt",
+    "tools",
+    "provider",
+    "api",
+    "thinkingSignature",
+    "toolStatus",
+    "toolResult",
+    "description",
+    "thinkingLevel",
+    "summaryMaxTokens",
+    "maxTokens",
+    "earlyTrigger",
 ];
 const STRINGS: &[&str] = &[
     "user",
@@ -95,32 +109,31 @@ fn json() -> impl Strategy<Value = Value> {
 }
 
 /// What the package reported before: `path` + serde_path_to_error's inner path.
-fn reference<T: DeserializeOwned>(v: &Value) -> Result<(), (String, String)> {
-    serde_path_to_error::deserialize::<_, T>(v)
-        .map(|_| ())
-        .map_err(|e| {
-            let inner = e.path().to_string();
-            let full = if inner == "." {
-                "input".to_string()
-            } else if inner.starts_with('[') {
-                format!("input{inner}")
-            } else {
-                format!("input.{inner}")
-            };
-            (full, e.into_inner().to_string())
-        })
+fn reference<T: DeserializeOwned>(v: &Value) -> Result<T, (String, String)> {
+    serde_path_to_error::deserialize::<_, T>(v).map_err(|e| {
+        let inner = e.path().to_string();
+        let full = if inner == "." {
+            "input".to_string()
+        } else if inner.starts_with('[') {
+            format!("input{inner}")
+        } else {
+            format!("input.{inner}")
+        };
+        (full, e.into_inner().to_string())
+    })
 }
 
-fn ours<T: Decode>(v: &Value) -> Result<(), (String, String)> {
-    decode_value::<T>(v, "input")
-        .map(|_| ())
-        .map_err(|e| match e {
-            Error::InvalidInput { path, message } => (path, message),
-            other => (String::new(), other.to_string()),
-        })
+fn ours<T: Decode>(v: &Value) -> Result<T, (String, String)> {
+    decode_value::<T>(v, "input").map_err(|e| match e {
+        Error::InvalidInput { path, message } => (path, message),
+        other => (String::new(), other.to_string()),
+    })
 }
 
-fn same<T: DeserializeOwned + Decode>(v: &Value) -> Result<(), TestCaseError> {
+/// The same value decoded, or the same bad value and message.
+fn same<T: DeserializeOwned + Decode + PartialEq + std::fmt::Debug>(
+    v: &Value,
+) -> Result<(), TestCaseError> {
     prop_assert_eq!(ours::<T>(v), reference::<T>(v), "{}", v);
     Ok(())
 }
