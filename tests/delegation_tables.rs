@@ -972,42 +972,46 @@ fn clause12_rebuild_table() {
 /// or, with none recorded, from the row's `toolStatus`.
 #[test]
 fn clause12_recorded_status_table() {
-    let table: [(&str, Value, Option<&str>); 6] = [
+    // (rule, the row's toolStatus, details, the status resolve shows)
+    let table: [(&str, &str, Value, Option<&str>); 6] = [
         (
             "details.status wins",
+            "success",
             json!({"delegationId": "D1", "status": "stopped"}),
             Some("stopped"),
         ),
         (
             "running is interrupted",
+            "success",
             json!({"delegationId": "D1", "status": "running"}),
             Some("interrupted"),
         ),
         (
             "no status, toolStatus error: failed",
+            "error",
             json!({"delegationId": "D1"}),
             Some("failed"),
         ),
         (
             "no status, toolStatus running: interrupted",
+            "running",
             json!({"delegationId": "D1"}),
             Some("interrupted"),
         ),
         (
             "no status, toolStatus success: none recorded",
+            "success",
             json!({"delegationId": "D1"}),
             None,
         ),
         (
             "an unknown status is kept",
+            "success",
             json!({"delegationId": "D1", "status": "exploded"}),
             Some("exploded"),
         ),
     ];
-    let tool_status = [
-        "success", "success", "error", "running", "success", "success",
-    ];
-    for ((rule, details, want), tool_status) in table.into_iter().zip(tool_status) {
+    for (rule, tool_status, details, want) in table {
         let mut row = task_row("t1", json!({"agent": "explorer", "task": "T"}), details);
         row["toolStatus"] = json!(tool_status);
         let reg = Registry::from_transcript(&rows(json!([row, child("c1", "t1", "explorer")])));

@@ -39,11 +39,7 @@ impl Decode for AgentMessage {
 /// A recorded status: a string, or `null` / absent (not recorded).
 impl Decode for RunStatus {
     fn decode(v: &Value) -> Result<Self, Bad> {
-        Ok(
-            Option::<String>::decode(v)?.map_or(RunStatus::Unrecorded, |text| {
-                RunStatus::from_recorded(&text)
-            }),
-        )
+        Ok(RunStatus::from_written(Option::<String>::decode(v)?))
     }
 }
 

@@ -197,6 +197,13 @@ impl RunStatus {
             .map_or_else(|| RunStatus::Unknown(text.to_string()), RunStatus::Settled)
     }
 
+    /// A status as the host writes it: a string, or `null` / absent (not recorded).
+    pub fn from_written(text: Option<String>) -> RunStatus {
+        text.map_or(RunStatus::Unrecorded, |text| {
+            RunStatus::from_recorded(&text)
+        })
+    }
+
     pub fn is_running(&self) -> bool {
         matches!(self, RunStatus::Running)
     }
@@ -229,11 +236,9 @@ impl Serialize for RunStatus {
 
 impl<'de> Deserialize<'de> for RunStatus {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(
-            Option::<String>::deserialize(deserializer)?.map_or(RunStatus::Unrecorded, |text| {
-                RunStatus::from_recorded(&text)
-            }),
-        )
+        Ok(RunStatus::from_written(Option::<String>::deserialize(
+            deserializer,
+        )?))
     }
 }
 
