@@ -274,10 +274,10 @@ proptest! {
 /// Which rows each function reads (host-contract §8; ADR 0279 clauses 8 and 12), as a
 /// table, asked two ways that must agree: on decoded rows (the core) and on the few head
 /// fields the wasm binding reads off a host row by their JavaScript names before it
-/// decodes it (`RowFilter::fields`, `HeadField::js_name`, `RowHead::from_fields`).
+/// decodes it (`RowFilter::head_fields`, the one reader both use, and `RowHead::from_fields`).
 #[test]
 fn row_filter_table() {
-    use delegate_context::transcript::{rows_from_value, CallIds, HeadField, RowFilter, RowHead};
+    use delegate_context::transcript::{rows_from_value, CallIds, RowFilter, RowHead};
     let rows = json!([
         {"id": "p1", "role": "user", "content": "parent's own"},
         {"id": "T1", "role": "tool", "toolName": "Task", "toolCallId": "t1", "toolArgs": {}},
@@ -324,10 +324,9 @@ fn row_filter_table() {
             .unwrap()
             .iter()
             .filter(|row| {
-                let mut fields: [Option<String>; HeadField::COUNT] = Default::default();
-                for field in filter.fields() {
-                    fields[field.index()] = row[field.js_name()].as_str().map(str::to_string);
-                }
+                let fields = filter
+                    .head_fields(|name| Ok::<_, ()>(row[name].as_str().map(str::to_string)))
+                    .unwrap();
                 filter.accepts(&RowHead::from_fields(&fields))
             })
             .map(|row| row["id"].as_str().unwrap())

@@ -251,6 +251,22 @@ impl RowFilter<'_> {
         }
     }
 
+    /// The head fields this filter looks at, each read by `read(its JavaScript name)`
+    /// (a host row's property; `None` when it is not a string), the others left `None`:
+    /// what [`RowHead::from_fields`] takes.
+    pub fn head_fields<E>(
+        &self,
+        mut read: impl FnMut(&'static str) -> Result<Option<String>, E>,
+    ) -> Result<[Option<String>; HeadField::COUNT], E> {
+        let mut fields: [Option<String>; HeadField::COUNT] = Default::default();
+        for field in self.fields() {
+            if let Some(slot) = fields.get_mut(field.index()) {
+                *slot = read(field.js_name())?;
+            }
+        }
+        Ok(fields)
+    }
+
     /// Whether a row with this head is read.
     pub fn accepts(&self, head: &RowHead) -> bool {
         match self {

@@ -46,15 +46,7 @@ fn row_head_fields(
     path: &str,
     filter: &RowFilter,
 ) -> Result<[Option<String>; HeadField::COUNT], JsValue> {
-    let mut fields: [Option<String>; HeadField::COUNT] = Default::default();
-    for field in filter.fields() {
-        if let Some(slot) = fields.get_mut(field.index()) {
-            *slot = prop(row, field.js_name(), path)
-                .map_err(js_error)?
-                .as_string();
-        }
-    }
-    Ok(fields)
+    filter.head_fields(|name| Ok(prop(row, name, path).map_err(js_error)?.as_string()))
 }
 
 fn decode_row(row: JsValue, path: &str) -> Result<UiMessage, JsValue> {
