@@ -508,3 +508,57 @@ fn the_summarized_file_lists_are_pis() {
     ];
     assert_eq!(reads(&ms, 1.0), vec!["after.rs", "noted.rs"]);
 }
+
+/// A summary that comes back empty fails the compaction (ADR 0299 clause 4: then
+/// degrade), and the outcome says which one: the history summary or the turn prefix
+/// summary of a split turn.
+#[test]
+fn an_empty_summary_is_named_in_the_outcome() {
+    let budget = budget_32k();
+    let ms = vec![
+        msg(json!({"role": "user", "content": "brief", "timestamp": 1})),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(20_000)}], "stopReason": "stop"}),
+        ),
+        msg(json!({"role": "user", "content": "go on", "timestamp": 2})),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "text", "text": "b".repeat(20_000)}], "stopReason": "stop"}),
+        ),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a"}}], "stopReason": "toolUse"}),
+        ),
+        msg(
+            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(30_000)}], "isError": false}),
+        ),
+    ];
+    let opts = DelegateTurnOptions::default();
+    let prep = prepare_delegate_turn(&ms, &budget, &opts).unwrap();
+    let kinds: Vec<_> = prep.requests.iter().map(|r| r.kind).collect();
+    assert_eq!(
+        kinds.len(),
+        2,
+        "a history and a turn prefix request: {prep:?}"
+    );
+    let cases = [
+        (
+            "",
+            "## Original Request\nread a",
+            "the history summary is missing or empty",
+        ),
+        (
+            "## Goal\nread a",
+            " \n",
+            "the turn prefix summary is missing or empty",
+        ),
+    ];
+    for (history, turn_prefix, why) in cases {
+        let answer = SummaryAnswer {
+            history: Some(history.into()),
+            turn_prefix: Some(turn_prefix.into()),
+            error: None,
+        };
+        let out = complete_delegate_turn(&ms, &budget, "m", &opts, &answer).unwrap();
+        assert_eq!(out.outcome, TurnOutcomeKind::Degraded, "{why}");
+        assert_eq!(out.summary_error.as_deref(), Some(why));
+    }
+}
