@@ -2,7 +2,7 @@
 //! those per type was most of the module's decoding bytes): [`Decode`] reads a parsed
 //! [`Value`] as the derive reads it, in serde's words, with small non-generic helpers.
 //!
-//! What the derive does, and [`Fields`] with [`decode_struct!`] do the same: an object's
+//! What the derive does, and [`Fields`] with `decode_struct!` do the same: an object's
 //! entries are read in the object's order (the first bad value in the object is the one
 //! named); a field given twice (an alias and its name) is `duplicate field`; unknown
 //! fields are skipped, or kept where the struct flattens them; after the entries, the
@@ -223,7 +223,7 @@ pub struct Spec {
 }
 
 /// One struct's fields, read as serde's derive reads them (see the module's
-/// documentation); [`decode_struct!`] writes the loop over them.
+/// documentation); `decode_struct!` writes the loop over them.
 pub struct Fields<'v> {
     spec: &'static Spec,
     source: Source<'v>,
