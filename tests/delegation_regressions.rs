@@ -915,3 +915,13 @@ fn seed_truncation_at_the_limit() {
     assert_eq!(shape(&seed), ["brief", "text"]);
     assert_eq!(seed.dropped.messages, 1);
 }
+
+/// ADR 0279 clause 3: a chain's first user message that only repeats the brief (as the
+/// host wrote it: plain text, maybe padded) is not seeded twice; any other text stays.
+#[test]
+fn a_seed_holds_the_brief_once() {
+    let echo = json!([{"id": "u", "role": "user", "content": "  Find the parser bug \n"}]);
+    assert_eq!(shape(&seed_of(echo, 1e9)), ["brief"]);
+    let other = json!([{"id": "u", "role": "user", "content": "Find the parser bug, then fix it"}]);
+    assert_eq!(shape(&seed_of(other, 1e9)), ["brief", "brief"]);
+}
