@@ -5,12 +5,12 @@
 //! the same value, and name the same bad value with the same message.
 //! (`tests/decode_paths.rs` does the same for the types it names.)
 
-use std::fmt::Debug;
+mod decode_reference;
+use decode_reference::same;
 
 use delegate_context::budget::BudgetModel;
 use delegate_context::compaction::tally::{ReportInput, RunTally};
 use delegate_context::compaction::turn::{DelegateTurnOptions, SummaryAnswer};
-use delegate_context::decode::{decode_value, Decode};
 use delegate_context::delegation::binding::{BindingCandidates, ModelBinding, ResumeCandidates};
 use delegate_context::delegation::task_row::{
     TaskArgs, TaskDetails, TaskRowRefused, TaskRowSettle, TaskRowStart,
@@ -23,9 +23,7 @@ use delegate_context::fallback::{FallbackCandidate, ModelFailure};
 use delegate_context::message::Usage;
 use delegate_context::transcript::from_messages::RowOwner;
 use delegate_context::transcript::{MessagesToRowsInput, ProviderBinding, RowRole};
-use delegate_context::Error;
 use proptest::prelude::*;
-use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
 const KEYS: &[&str] = &[
@@ -152,33 +150,6 @@ fn json() -> impl Strategy<Value = Value> {
             ),
         ]
     })
-}
-
-/// What the package reported before: `path` + serde_path_to_error's inner path.
-fn reference<T: DeserializeOwned>(v: &Value) -> Result<T, (String, String)> {
-    serde_path_to_error::deserialize::<_, T>(v).map_err(|e| {
-        let inner = e.path().to_string();
-        let full = if inner == "." {
-            "input".to_string()
-        } else if inner.starts_with('[') {
-            format!("input{inner}")
-        } else {
-            format!("input.{inner}")
-        };
-        (full, e.into_inner().to_string())
-    })
-}
-
-fn ours<T: Decode>(v: &Value) -> Result<T, (String, String)> {
-    decode_value::<T>(v, "input").map_err(|e| match e {
-        Error::InvalidInput { path, message } => (path, message),
-        other => (String::new(), other.to_string()),
-    })
-}
-
-fn same<T: DeserializeOwned + Decode + PartialEq + Debug>(v: &Value) -> Result<(), TestCaseError> {
-    prop_assert_eq!(ours::<T>(v), reference::<T>(v), "{}", v);
-    Ok(())
 }
 
 /// A value with a field set to each of a few values, so that a struct is also met

@@ -3,15 +3,15 @@
 //! `serde_path_to_error` over serde_json names the same bad value with the same message,
 //! and both accept the same values.
 
+mod decode_reference;
+use decode_reference::same;
+
 use delegate_context::budget::ContextBudget;
 use delegate_context::compaction::prepare::CompactionSettings;
-use delegate_context::decode::{decode_value, Decode};
 use delegate_context::delegation::seed::SeedInput;
 use delegate_context::delegation::types::{SettleDelegation, StartDelegation};
 use delegate_context::transcript::UiMessage;
-use delegate_context::Error;
 use proptest::prelude::*;
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 const KEYS: &[&str] = &[
@@ -106,36 +106,6 @@ fn json() -> impl Strategy<Value = Value> {
             ),
         ]
     })
-}
-
-/// What the package reported before: `path` + serde_path_to_error's inner path.
-fn reference<T: DeserializeOwned>(v: &Value) -> Result<T, (String, String)> {
-    serde_path_to_error::deserialize::<_, T>(v).map_err(|e| {
-        let inner = e.path().to_string();
-        let full = if inner == "." {
-            "input".to_string()
-        } else if inner.starts_with('[') {
-            format!("input{inner}")
-        } else {
-            format!("input.{inner}")
-        };
-        (full, e.into_inner().to_string())
-    })
-}
-
-fn ours<T: Decode>(v: &Value) -> Result<T, (String, String)> {
-    decode_value::<T>(v, "input").map_err(|e| match e {
-        Error::InvalidInput { path, message } => (path, message),
-        other => (String::new(), other.to_string()),
-    })
-}
-
-/// The same value decoded, or the same bad value and message.
-fn same<T: DeserializeOwned + Decode + PartialEq + std::fmt::Debug>(
-    v: &Value,
-) -> Result<(), TestCaseError> {
-    prop_assert_eq!(ours::<T>(v), reference::<T>(v), "{}", v);
-    Ok(())
 }
 
 proptest! {
