@@ -24,6 +24,16 @@ fn ids() -> IdSource {
     })
 }
 
+/// The binding every seed of these tests resumes on.
+fn binding() -> ProviderBinding {
+    ProviderBinding {
+        provider: "p".into(),
+        model: "m".into(),
+        api: None,
+        thinking_signature: None,
+    }
+}
+
 fn rows(v: Value) -> Vec<UiMessage> {
     rows_from_value(v, "rows").unwrap()
 }
@@ -316,12 +326,7 @@ fn a_seed_plus_its_request_overhead_starts_below_hard_limit() {
                 brief: "Survey the parser".into(),
                 rows: rows.clone(),
                 chain: None,
-                binding: ProviderBinding {
-                    provider: "p".into(),
-                    model: "m".into(),
-                    api: None,
-                    thinking_signature: None,
-                },
+                binding: binding(),
                 hard_limit: 16_000.0,
                 overhead_tokens,
                 system_prompt,
@@ -533,12 +538,7 @@ fn seed_of(history: Value, hard_limit: f64) -> delegate_context::delegation::See
         brief: "Find the parser bug".into(),
         rows: rows(Value::Array(flat)),
         chain: None,
-        binding: ProviderBinding {
-            provider: "p".into(),
-            model: "m".into(),
-            api: None,
-            thinking_signature: None,
-        },
+        binding: binding(),
         hard_limit,
         overhead_tokens: None,
         system_prompt: None,
@@ -699,12 +699,7 @@ fn seed_scaling_measurement() {
             brief: "Survey the repository".into(),
             rows: rows(Value::Array(history)),
             chain: None,
-            binding: ProviderBinding {
-                provider: "p".into(),
-                model: "m".into(),
-                api: None,
-                thinking_signature: None,
-            },
+            binding: binding(),
             hard_limit: 100_000.0,
             overhead_tokens: None,
             system_prompt: None,
@@ -754,12 +749,7 @@ fn seed_input_table() {
         brief: brief.into(),
         rows: Vec::new(),
         chain: None,
-        binding: ProviderBinding {
-            provider: "p".into(),
-            model: "m".into(),
-            api: None,
-            thinking_signature: None,
-        },
+        binding: binding(),
         hard_limit,
         overhead_tokens: overhead,
         system_prompt: prompt.map(str::to_string),
