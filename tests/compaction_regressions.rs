@@ -410,7 +410,7 @@ fn an_outcome_counts_the_next_context_and_says_when_it_rewrites() {
 #[test]
 fn the_cut_point_at_small_keep_recent_settings_is_pis() {
     use delegate_context::compaction::context::DelegateContext;
-    use delegate_context::compaction::cut::find_cut_point;
+    use delegate_context::compaction::plan::find_cut_point;
     let say = |role: &str, text: String| {
         if role == "user" {
             msg(json!({"role": "user", "content": text, "timestamp": 1}))
