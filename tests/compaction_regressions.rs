@@ -302,6 +302,25 @@ fn every_summary_request_shows_the_brief() {
     }
 }
 
+/// A brief of 6,000 characters and one active tool round (about 4,000 tokens): over the
+/// early trigger of [`budget_8k`], below its hardLimit.
+fn brief_plus_one_active_tool_turn() -> (Vec<AgentMessage>, DelegateTurnOptions) {
+    let ms = vec![
+        msg(json!({"role": "user", "content": "b".repeat(6_000), "timestamp": 1})),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(6_000)}, {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "x"}}], "stopReason": "toolUse"}),
+        ),
+        msg(
+            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(2_800)}], "isError": false}),
+        ),
+    ];
+    let opts = DelegateTurnOptions {
+        early_trigger: true,
+        ..Default::default()
+    };
+    (ms, opts)
+}
+
 /// The brief is shown as context (`<task>`) of a request whose messages do not start
 /// with it: the history right after the brief, with no previous summary before it; a
 /// split first turn's prefix starts with the brief itself, and shows it only there.
@@ -336,20 +355,15 @@ fn the_brief_is_context_of_a_request_unless_its_messages_start_with_it() {
         );
     }
     // the brief starts the only turn, which the cut splits: the prefix starts with it
-    let mut ms = vec![msg(
-        json!({"role": "user", "content": format!("BRIEF-TEXT {}", "b".repeat(6_000)), "timestamp": 1}),
-    )];
-    ms.push(msg(json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(6_000)}, {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "x"}}], "stopReason": "toolUse"})));
-    ms.push(msg(json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(2_800)}], "isError": false})));
-    let opts = DelegateTurnOptions {
-        early_trigger: true,
-        ..Default::default()
-    };
+    let (ms, opts) = brief_plus_one_active_tool_turn();
     let prep = prepare_delegate_turn(&ms, &budget, &opts).unwrap();
     assert_eq!(prep.requests.len(), 1, "{prep:?}");
     let prefix = text(&prep.requests[0]);
     assert!(!prefix.contains("<task>"), "{prefix}");
-    assert!(prefix.contains("[User]: BRIEF-TEXT"), "{prefix}");
+    assert!(
+        prefix.contains(&format!("[User]: {}", "b".repeat(6_000))),
+        "{prefix}"
+    );
 }
 
 /// A summary request that cannot fit the summarizing model's window even with an empty
@@ -389,15 +403,7 @@ fn the_brief_plus_one_active_tool_turn_asks_for_the_split_turn_summary() {
     // the host app's "compacts at the shared early trigger before the hard limit": the brief
     // starts the only turn; the cut splits it; one (turn-prefix) summary request
     let budget = budget_8k();
-    let mut ms = vec![msg(
-        json!({"role": "user", "content": "b".repeat(6_000), "timestamp": 1}),
-    )];
-    ms.push(msg(json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(6_000)}, {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "x"}}], "stopReason": "toolUse"})));
-    ms.push(msg(json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(2_800)}], "isError": false})));
-    let opts = DelegateTurnOptions {
-        early_trigger: true,
-        ..Default::default()
-    };
+    let (ms, opts) = brief_plus_one_active_tool_turn();
     let prep = prepare_delegate_turn(&ms, &budget, &opts).unwrap();
     assert!(
         prep.tokens >= budget.compaction_trigger && prep.tokens < budget.hard_limit,

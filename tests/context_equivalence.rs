@@ -8,9 +8,9 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use delegate_context::budget::{context_budget, BudgetModel, ContextBudget};
+use delegate_context::compaction::assess::boundary_tokens;
 use delegate_context::compaction::plan::find_cut_point;
 use delegate_context::compaction::prepare::{prepare_compaction, CompactionSettings};
-use delegate_context::compaction::assess::boundary_tokens;
 use delegate_context::compaction::turn::{DelegateTurnOptions, SummaryAnswer};
 use delegate_context::compaction::{complete_delegate_turn, prepare_delegate_turn};
 use delegate_context::compaction::{DelegateContext, Item, Next, Reply, Turn};

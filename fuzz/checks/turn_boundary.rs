@@ -27,8 +27,8 @@
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use delegate_context::budget::{context_budget, BudgetModel, ContextBudget};
-use delegate_context::compaction::context::{DelegateContext, Item};
 use delegate_context::compaction::assess::unchanged_below_threshold;
+use delegate_context::compaction::context::{DelegateContext, Item};
 use delegate_context::compaction::step::{decide, Decision};
 use delegate_context::compaction::turn::{
     DelegateTurnOptions, DelegateTurnOutcome, TurnAction, TurnOutcomeKind,

@@ -227,8 +227,7 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
             return true;
         }
         fresh_summary
-            && d
-                .plan
+            && d.plan
                 .is_some_and(|p| p.history_range().contains(&i) || p.prefix_range().contains(&i))
     };
     let all_files = {
@@ -369,9 +368,7 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
             tokens_after: after,
             hard_limit: d.budget.hard_limit,
             turn: assessment.turn,
-            is_split_turn: d
-                .plan
-                .is_some_and(|p| !p.prefix_range().is_empty()),
+            is_split_turn: d.plan.is_some_and(|p| !p.prefix_range().is_empty()),
             summarized_messages: summarized,
             dropped_messages: dropped,
             dropped_tokens,

@@ -36,9 +36,9 @@ use super::turn::{
 };
 use crate::budget::ContextBudget;
 use crate::error::{Error, Result};
-use crate::stop_reason::StopReason;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::message::AgentMessage;
+use crate::stop_reason::StopReason;
 
 /// Everything a host's summarizer can answer.
 #[derive(Clone, Debug, PartialEq)]
@@ -249,11 +249,7 @@ impl Turn {
 
     /// Record the reply to the request [`Turn::next`] asked for last.
     pub fn reply(&mut self, reply: Reply) {
-        let kind = self
-            .decision
-            .requests
-            .get(self.texts.len())
-            .map(|r| r.kind);
+        let kind = self.decision.requests.get(self.texts.len()).map(|r| r.kind);
         match reply.into_summary() {
             Ok(text) => self.texts.push(text),
             Err(NoSummary::Missing) => self.failure = Some(missing(kind)),
@@ -322,9 +318,7 @@ impl Turn {
             ))),
             TurnAction::Degrade => Ok(Next::Done(degrade(degrade_input(
                 None,
-                decision
-                    .reason
-                    .unwrap_or(DegradeReason::NothingToSummarize),
+                decision.reason.unwrap_or(DegradeReason::NothingToSummarize),
                 None,
             ))?)),
             TurnAction::Summarize => {

@@ -272,4 +272,3 @@ impl DelegateTurnOutcome {
             .collect()
     }
 }
-

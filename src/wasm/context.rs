@@ -14,8 +14,8 @@ use super::convert::{
 use super::host_context::{HostContext, Synced};
 use super::turn::{complete, drive_turn, prepare, read_config, TurnDriver};
 use crate::compaction::prepare::{self, CompactionSettings};
-use crate::compaction::run::{Holder, Lock};
 use crate::compaction::request::serialize_facts;
+use crate::compaction::run::{Holder, Lock};
 use crate::compaction::turn::SummaryAnswer;
 
 /// One delegate's context, kept in wasm memory between turns (ADR 0299 clauses 3–5).
