@@ -91,6 +91,25 @@ fn usage_far_above_the_estimate_is_not_returned_as_fitting() {
     }
 }
 
+/// Clause 3: a boundary compacts when its context is at or above hardLimit: exactly at
+/// hardLimit it acts, one token below it the context stays as it is.
+#[test]
+fn a_context_at_exactly_hard_limit_compacts_and_one_token_below_does_not() {
+    let budget = budget_8k();
+    assert_eq!(budget.hard_limit, 4_096);
+    for (usage, unchanged) in [(4_095, true), (4_096, false)] {
+        let ms = vec![
+            msg(json!({"role": "user", "content": "brief", "timestamp": 1})),
+            msg(
+                json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}], "stopReason": "stop", "usage": {"totalTokens": usage}}),
+            ),
+        ];
+        let prep = prepare_delegate_turn(&ms, &budget, &DelegateTurnOptions::default()).unwrap();
+        assert_eq!(prep.tokens, usage);
+        assert_eq!(prep.action == TurnAction::Unchanged, unchanged, "{prep:?}");
+    }
+}
+
 #[test]
 fn a_calibrated_compaction_lands_below_hard_limit_in_provider_terms() {
     let budget = budget_32k();

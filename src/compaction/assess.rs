@@ -36,10 +36,15 @@ pub struct Assessment {
 }
 
 impl Assessment {
-    /// Whether the boundary compacts: the context reached the threshold.
+    /// Whether the boundary compacts: its context is at or above the threshold.
     pub fn reached(&self) -> bool {
-        self.tokens >= self.threshold
+        reached(self.tokens, self.threshold)
     }
+}
+
+/// Clause 3: a boundary compacts when its context is at or above the threshold.
+fn reached(tokens: u64, threshold: u64) -> bool {
+    tokens >= threshold
 }
 
 /// Assess a boundary's context (see the module docs).
@@ -170,7 +175,7 @@ pub fn unchanged_below_threshold(
         return Ok(None);
     };
     let tokens = e.boundary_tokens();
-    if tokens >= threshold {
+    if reached(tokens, threshold) {
         return Ok(None);
     }
     Ok(Some(DelegateTurnPreparation {
