@@ -237,9 +237,10 @@ impl Lock {
 // ---------------------------------------------------------------- the run
 
 /// What `createPrepareNextTurn`'s `onOutcome` receives after each boundary: this step's
-/// outcome (without its messages) and the run's counts so far. Written for JavaScript
-/// with the run's `boundaries`, `contextCompactions` and `contextDegraded` also at the
-/// top level, read from [`DelegateTurnReport::run`].
+/// outcome and the run's counts so far. Written for JavaScript as the outcome's figures
+/// (not its messages, its turn or its own counts) with the run's `boundaries`,
+/// `contextCompactions` and `contextDegraded` at the top level, read from
+/// [`DelegateTurnReport::run`], and the run's counts again under `run`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DelegateTurnReport<'o> {
     /// This step's outcome.
