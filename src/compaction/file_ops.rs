@@ -2,6 +2,12 @@
 //! the files a compaction names: collected from the messages' read / write / edit tool
 //! calls and from a previous summary's marks, then listed as pi's `computeFileLists` does.
 //! A compacted context's summary ends with them; a degrade note names the dropped ones.
+//!
+//! A difference from pi, forced by working on messages instead of session entries: pi
+//! seeds `fileOps` from the previous compaction entry's `details.readFiles` /
+//! `details.modifiedFiles`. A host's `compactionSummary` message has no `details`; when it
+//! does (the ones this library writes carry them), they seed `fileOps` exactly as pi's
+//! entry would; otherwise `fileOps` come from the messages alone.
 
 use serde::Serialize;
 use tsify::Tsify;

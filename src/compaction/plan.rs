@@ -9,15 +9,11 @@
 //! entries (`compaction`, `branch_summary`, `custom`) have no counterpart here (a
 //! `branchSummary` *message* is a valid cut point but, as in pi, not a turn start).
 //!
-//! Differences from pi, forced by working on messages instead of session entries:
-//! - pi reads the previous summary from the last `compaction` *entry*; here the last
-//!   `compactionSummary` *message* plays that role. `previousSummary` is its `summary`,
-//!   and only the messages after it are compactable (what lies before it is already
-//!   summarized, as in pi). `compactableStart` says where that region begins.
-//! - pi seeds `fileOps` from the previous compaction entry's `details.readFiles` /
-//!   `details.modifiedFiles`. A host's `compactionSummary` message has no `details`;
-//!   when it does (the ones this library writes carry them), they seed `fileOps` exactly
-//!   as pi's entry would; otherwise `fileOps` come from the messages alone.
+//! A difference from pi, forced by working on messages instead of session entries: pi
+//! reads the previous summary from the last `compaction` *entry*; here the last
+//! `compactionSummary` *message* plays that role. `previousSummary` is its `summary`, and
+//! only the messages after it are compactable (what lies before it is already summarized,
+//! as in pi). `compactableStart` says where that region begins.
 
 use serde::Serialize;
 use tsify::Tsify;

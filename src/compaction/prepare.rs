@@ -1,8 +1,9 @@
 //! ADR 0299 clause 3 (via host-contract §3): pi-agent-core 0.85.1's `prepareCompaction`
 //! over a delegate's context, as the package exports it: the plan's ranges
-//! ([`super::plan`], where pi's differences forced by messages are listed), `tokensBefore`,
-//! the previous summary and the file operations, with pi's `CompactionSettings`; and many
-//! prefixes of one context planned at once ([`compaction_plans`]).
+//! ([`super::plan`]), `tokensBefore`, the previous summary and the file operations
+//! ([`super::file_ops`]), with pi's `CompactionSettings`; and many prefixes of one context
+//! planned at once ([`compaction_plans`]). Where messages force a difference from pi's
+//! session entries, those two modules say so.
 
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;

@@ -401,6 +401,8 @@ pub fn build_summary_request(spec: &SummaryRequestSpec<'_>) -> Option<SummaryReq
     })
 }
 
+// ---------------------------------------------------------------- a boundary's requests
+
 /// The summary request(s) of a boundary with `plan`: the history summary (when the plan
 /// summarizes history), then the split turn's prefix summary (when the cut splits a
 /// turn), with `reserveTokens = requestHeadroom`, the summarizing model's `maxTokens`
