@@ -425,7 +425,6 @@ pub fn summary_requests(
     if history.is_empty() && prefix.is_empty() {
         return Err(DegradeReason::NothingToSummarize);
     }
-    let previous = plan.previous_summary(ctx);
     let brief = facts[0].text().user_text;
     let spec = |kind, range: std::ops::Range<usize>| {
         let mut spec = SummaryRequestSpec {
@@ -437,7 +436,7 @@ pub fn summary_requests(
                 brief.as_deref()
             },
             parts: Vec::new(),
-            previous_summary: previous.as_deref(),
+            previous_summary: plan.previous_summary.as_deref(),
             custom_instructions: options.custom_instructions.as_deref(),
             reserve_tokens: budget.request_headroom as f64,
             model_max_tokens: options
