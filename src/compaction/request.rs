@@ -615,19 +615,26 @@ mod tests {
         assert!(build_summary_request(&tiny).is_none());
     }
 
-    #[test]
-    fn unbounded_requests_are_pis_text() {
-        let ms = conversation_parts(&[m(json!({"role": "user", "content": "hello"}))]).unwrap();
-        let spec = SummaryRequestSpec {
+    /// A history request of one user message, "hello", in a 128,000-token window.
+    fn hello_spec() -> SummaryRequestSpec<'static> {
+        SummaryRequestSpec {
             kind: SummaryKind::History,
-            parts: ms.clone(),
+            parts: conversation_parts(&[m(json!({"role": "user", "content": "hello"}))]).unwrap(),
             brief: None,
-            previous_summary: Some("prev"),
+            previous_summary: None,
             custom_instructions: None,
             reserve_tokens: 16384.0,
             model_max_tokens: 8192.0,
             context_window: 128000,
             now: 5.0,
+        }
+    }
+
+    #[test]
+    fn unbounded_requests_are_pis_text() {
+        let spec = SummaryRequestSpec {
+            previous_summary: Some("prev"),
+            ..hello_spec()
         };
         let r = build_summary_request(&spec).unwrap();
         assert_eq!(r.max_tokens, 8192);
@@ -643,17 +650,9 @@ mod tests {
 
     #[test]
     fn the_brief_travels_as_context_of_the_request() {
-        let ms = conversation_parts(&[m(json!({"role": "user", "content": "hello"}))]).unwrap();
         let spec = SummaryRequestSpec {
-            kind: SummaryKind::History,
-            parts: ms.clone(),
             brief: Some("Audit src/ for unsafe casts"),
-            previous_summary: None,
-            custom_instructions: None,
-            reserve_tokens: 16384.0,
-            model_max_tokens: 8192.0,
-            context_window: 128000,
-            now: 5.0,
+            ..hello_spec()
         };
         let r = build_summary_request(&spec).unwrap();
         let AgentMessage::User(u) = &r.messages[0] else {
