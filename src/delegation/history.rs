@@ -26,11 +26,21 @@ use crate::transcript::{
 /// `parentToolCallId` and are never selected.
 pub fn select_chain_rows(rows: &[UiMessage], chain: &ChainSelector) -> Vec<UiMessage> {
     let calls: CallIds = chain.tool_call_ids.iter().map(String::as_str).collect();
-    let agent = normalize_agent_name(&chain.agent);
     let written_during = RowFilter::WrittenDuring(&calls);
     let during = rows
         .iter()
         .filter(|row| written_during.accepts(&row.head()));
+    written_by(during, &chain.agent)
+}
+
+/// Of `during` (rows written during a chain's calls, in transcript order), the ones its
+/// `agent` (normalised) wrote: duplicate copies collapsed (later copy wins), the agent
+/// checked on the copy that wins.
+pub(crate) fn written_by<'r>(
+    during: impl IntoIterator<Item = &'r UiMessage>,
+    agent: &str,
+) -> Vec<UiMessage> {
+    let agent = normalize_agent_name(agent);
     dedupe_rows(during)
         .into_iter()
         .filter(|row| row.head().is_written_by(&agent))
