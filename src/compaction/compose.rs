@@ -70,11 +70,10 @@ pub fn compose_compacted(
     let (read, modified) = FileOps::of_plan(plan, ctx).file_lists();
     // pi says "No prior history." when a split turn has nothing before it; a previous
     // summary is that history (pi #2608: never lose what was kept).
-    let previous = plan.previous_summary(ctx);
     let history = if needs_history {
         history_text
     } else {
-        previous.as_deref()
+        plan.previous_summary.as_deref()
     };
     let summary = combine_summary(prefix_text, history, &read, &modified);
     let retained = plan.retained_range();

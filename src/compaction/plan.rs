@@ -103,13 +103,16 @@ pub fn last_summary_before(ctx: &DelegateContext, end: usize) -> Option<usize> {
     }
 }
 
-/// A compaction as ranges of the context.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A compaction as ranges of the context, and the previous summary's text (read once
+/// here, handed on to the request and the composed summary).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompactionPlan {
     /// First compactable message (after the previous summary, or `start`).
     pub compactable_start: usize,
     /// The previous `compactionSummary` message, if any.
     pub previous_summary_index: Option<usize>,
+    /// pi's `previousSummary`: the `summary` of that message.
+    pub previous_summary: Option<String>,
     /// The cut, with indices into the whole context.
     pub cut: CutPoint,
     /// `messagesToSummarize` is `compactable_start..history_end`.
@@ -145,19 +148,14 @@ impl CompactionPlan {
     pub fn retained_range(&self) -> std::ops::Range<usize> {
         self.cut.first_kept_entry_index..self.end
     }
-    /// The previous summary's text.
-    pub fn previous_summary(&self, ctx: &DelegateContext) -> Option<String> {
-        let i = self.previous_summary_index?;
-        ctx.facts()[i].text().summary
-    }
     /// The plan with its cut moved to `index` (a valid cut point after the compactable
     /// start), the split turn recomputed as pi's `findCutPoint` would for that cut.
-    pub fn with_cut_at(&self, ctx: &DelegateContext, index: usize) -> CompactionPlan {
+    pub fn with_cut_at(self, ctx: &DelegateContext, index: usize) -> CompactionPlan {
         let cut = cut_result(ctx.facts(), self.turn_floor(), index);
         CompactionPlan {
             cut,
             history_end: history_end(&cut),
-            ..*self
+            ..self
         }
     }
     /// Where the cut turn's start is searched down to: after the previous summary, else
@@ -204,6 +202,7 @@ pub fn plan_compaction(
     Some(CompactionPlan {
         compactable_start,
         previous_summary_index: previous,
+        previous_summary: previous.and_then(|i| facts[i].text().summary),
         cut,
         history_end: history_end(&cut),
         end,

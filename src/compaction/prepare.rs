@@ -133,7 +133,7 @@ pub fn prepare_compaction(
         retained_tail: plan.retained_range().into(),
         is_split_turn: plan.cut.is_split_turn,
         tokens_before: tokens_before(ctx, plan.end),
-        previous_summary: plan.previous_summary(ctx),
+        previous_summary: plan.previous_summary.clone(),
         file_ops: FileOps::of_plan(&plan, ctx),
         settings: settings.clone(),
         compactable_start: plan.compactable_start,
@@ -195,7 +195,7 @@ pub fn compaction_plans(
                     is_split_turn: plan.cut.is_split_turn,
                     history_end: plan.history_end,
                     tokens_before: tokens_before(ctx, end),
-                    previous_summary: plan.previous_summary(ctx),
+                    previous_summary: plan.previous_summary.clone(),
                     file_ops: FileOps::of_plan(&plan, ctx),
                 },
             }

@@ -425,7 +425,6 @@ pub fn summary_requests(
     if history.is_empty() && prefix.is_empty() {
         return Err(DegradeReason::NothingToSummarize);
     }
-    let previous = plan.previous_summary(ctx);
     let brief = facts[0].text().user_text;
     let spec = |kind, range: std::ops::Range<usize>| {
         let mut spec = SummaryRequestSpec {
@@ -437,7 +436,7 @@ pub fn summary_requests(
                 brief.as_deref()
             },
             parts: Vec::new(),
-            previous_summary: previous.as_deref(),
+            previous_summary: plan.previous_summary.as_deref(),
             custom_instructions: options.custom_instructions.as_deref(),
             reserve_tokens: budget.request_headroom as f64,
             model_max_tokens: options
@@ -616,19 +615,26 @@ mod tests {
         assert!(build_summary_request(&tiny).is_none());
     }
 
-    #[test]
-    fn unbounded_requests_are_pis_text() {
-        let ms = conversation_parts(&[m(json!({"role": "user", "content": "hello"}))]).unwrap();
-        let spec = SummaryRequestSpec {
+    /// A history request of one user message, "hello", in a 128,000-token window.
+    fn hello_spec() -> SummaryRequestSpec<'static> {
+        SummaryRequestSpec {
             kind: SummaryKind::History,
-            parts: ms.clone(),
+            parts: conversation_parts(&[m(json!({"role": "user", "content": "hello"}))]).unwrap(),
             brief: None,
-            previous_summary: Some("prev"),
+            previous_summary: None,
             custom_instructions: None,
             reserve_tokens: 16384.0,
             model_max_tokens: 8192.0,
             context_window: 128000,
             now: 5.0,
+        }
+    }
+
+    #[test]
+    fn unbounded_requests_are_pis_text() {
+        let spec = SummaryRequestSpec {
+            previous_summary: Some("prev"),
+            ..hello_spec()
         };
         let r = build_summary_request(&spec).unwrap();
         assert_eq!(r.max_tokens, 8192);
@@ -644,17 +650,9 @@ mod tests {
 
     #[test]
     fn the_brief_travels_as_context_of_the_request() {
-        let ms = conversation_parts(&[m(json!({"role": "user", "content": "hello"}))]).unwrap();
         let spec = SummaryRequestSpec {
-            kind: SummaryKind::History,
-            parts: ms.clone(),
             brief: Some("Audit src/ for unsafe casts"),
-            previous_summary: None,
-            custom_instructions: None,
-            reserve_tokens: 16384.0,
-            model_max_tokens: 8192.0,
-            context_window: 128000,
-            now: 5.0,
+            ..hello_spec()
         };
         let r = build_summary_request(&spec).unwrap();
         let AgentMessage::User(u) = &r.messages[0] else {

@@ -13,8 +13,9 @@ use std::collections::{HashMap, HashSet};
 use super::chain::Chain;
 #[cfg(doc)]
 use super::history::select_chain_rows;
+use super::history::written_by;
 use super::types::RunStatus;
-use crate::transcript::{dedupe_rows, normalize_agent_name, UiMessage};
+use crate::transcript::UiMessage;
 
 /// One run of a chain: the task, then the reply.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
@@ -63,7 +64,6 @@ pub(crate) fn conversation_of(chain: &Chain, rows: &[UiMessage]) -> ChainConvers
             written.entry(call).or_default().push(row);
         }
     }
-    let agent = normalize_agent_name(&chain.agent);
     let turns = chain
         .runs
         .iter()
@@ -78,13 +78,7 @@ pub(crate) fn conversation_of(chain: &Chain, rows: &[UiMessage]) -> ChainConvers
                 .map(|r| (*r).clone()),
             rows: written
                 .get(run.tool_call_id.as_str())
-                .map(|during| {
-                    dedupe_rows(during.iter().copied())
-                        .into_iter()
-                        .filter(|row| row.head().is_written_by(&agent))
-                        .cloned()
-                        .collect()
-                })
+                .map(|during| written_by(during.iter().copied(), &chain.agent))
                 .unwrap_or_default(),
         })
         .collect();

@@ -13,7 +13,7 @@
 
 use serde_json::{Map, Value};
 
-use super::types::{ChainReads, ChainSelector};
+use super::types::{non_blank, ChainReads, ChainSelector};
 use crate::message::{AgentMessage, Content, ContentBlock};
 use crate::transcript::{
     dedupe_rows, normalize_agent_name, rows_to_messages, CallIds, ProviderBinding, RowFilter,
@@ -26,11 +26,21 @@ use crate::transcript::{
 /// `parentToolCallId` and are never selected.
 pub fn select_chain_rows(rows: &[UiMessage], chain: &ChainSelector) -> Vec<UiMessage> {
     let calls: CallIds = chain.tool_call_ids.iter().map(String::as_str).collect();
-    let agent = normalize_agent_name(&chain.agent);
     let written_during = RowFilter::WrittenDuring(&calls);
     let during = rows
         .iter()
         .filter(|row| written_during.accepts(&row.head()));
+    written_by(during, &chain.agent)
+}
+
+/// Of `during` (rows written during a chain's calls, in transcript order), the ones its
+/// `agent` (normalised) wrote: duplicate copies collapsed (later copy wins), the agent
+/// checked on the copy that wins.
+pub(crate) fn written_by<'r>(
+    during: impl IntoIterator<Item = &'r UiMessage>,
+    agent: &str,
+) -> Vec<UiMessage> {
+    let agent = normalize_agent_name(agent);
     dedupe_rows(during)
         .into_iter()
         .filter(|row| row.head().is_written_by(&agent))
@@ -42,17 +52,11 @@ fn str_field<'a>(args: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
     args.get(key).and_then(Value::as_str)
 }
 
-fn trimmed_nonempty(s: Option<&str>) -> Option<String> {
-    s.map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-}
-
 /// The one-line objective of a Task call: `description` if non-blank, else `task`
 /// (both trimmed); `""` when neither.
 pub fn objective_from_args(args: &Map<String, Value>) -> String {
-    trimmed_nonempty(str_field(args, "description"))
-        .or_else(|| trimmed_nonempty(str_field(args, "task")))
+    non_blank(str_field(args, "description"))
+        .or_else(|| non_blank(str_field(args, "task")))
         .unwrap_or_default()
 }
 
@@ -87,7 +91,7 @@ pub fn read_target(row: &UiMessage) -> Option<String> {
     // `path || file_path || pattern`: a blank field falls through to the next
     ["path", "file_path", "pattern"]
         .iter()
-        .find_map(|key| trimmed_nonempty(str_field(&args, key)))
+        .find_map(|key| non_blank(str_field(&args, key)))
 }
 
 /// Clause 8: files and lines of the read-only tool rows among `rows` (pass a chain's or

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tsify::Tsify;
 
-use super::types::{SettleStatus, StartedDelegation};
+use super::types::{non_blank, SettleStatus, StartedDelegation};
 use crate::compaction::tally::RunTally;
 use crate::error::{Error, Result};
 use crate::fallback::ModelFailure;
@@ -218,13 +218,6 @@ fn with_details(details: &TaskDetails, content: Option<&str>) -> Value {
     Value::Object(out)
 }
 
-fn blank_to_none(s: &Option<String>) -> Option<String> {
-    s.as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-}
-
 /// The Task row at the start of a run (see the module docs).
 pub fn task_row_start(input: &TaskRowStart) -> Result<UiMessage> {
     let started_at = iso(input.now, "input.now")?;
@@ -233,7 +226,7 @@ pub fn task_row_start(input: &TaskRowStart) -> Result<UiMessage> {
         delegation_id: Some(s.delegation_id.clone()),
         agent: s.agent.clone(),
         model_id: s.model_binding.effective_model_id(),
-        thinking_level: blank_to_none(&input.thinking_level),
+        thinking_level: non_blank(input.thinking_level.as_deref()),
         status: Some("running".into()),
         started_at: Some(started_at.clone()),
         turns: Some(0),
@@ -285,7 +278,7 @@ pub fn task_row_settle(input: &TaskRowSettle) -> Result<UiMessage> {
     details.context_degraded = Some(input.run.context_degraded);
     details.model_failures =
         (!input.model_failures.is_empty()).then(|| input.model_failures.clone());
-    details.error = blank_to_none(&input.error);
+    details.error = non_blank(input.error.as_deref());
     details.report = (!input.is_error).then(|| input.content.clone());
     let mut row = input.row.clone();
     row.tool_status = Some(if input.is_error { "error" } else { "success" }.into());

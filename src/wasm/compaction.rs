@@ -61,12 +61,9 @@ pub fn prepare_compaction(
         JsValue,
     >,
 ) -> Result<JsValue, JsValue> {
-    let settings = settings_from_js(settings.unwrap_or(JsValue::UNDEFINED))?;
+    let settings = settings_from_js(settings)?;
     let ctx = throw(HostContext::of(&messages, "messages"))?;
-    match prepare::prepare_compaction(ctx.core(), &settings) {
-        Some(p) => ctx.preparation_to_js(&p),
-        None => Ok(JsValue::UNDEFINED),
-    }
+    ctx.preparation_to_js(prepare::prepare_compaction(ctx.core(), &settings).as_ref())
 }
 
 /// `prepareCompaction` of many prefixes of one array in one call, as indices: row `k`
@@ -81,7 +78,7 @@ pub fn compaction_plans(
         JsValue,
     >,
 ) -> Result<JsValue, JsValue> {
-    let settings = settings_from_js(settings.unwrap_or(JsValue::UNDEFINED))?;
+    let settings = settings_from_js(settings)?;
     let ctx = throw(HostContext::of(&messages, "messages"))?;
     let ends: Vec<f64> = from_js(ends, "ends")?;
     let ends = ends

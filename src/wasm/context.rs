@@ -9,7 +9,7 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{
-    number_arg, range_arg, settings_from_js, state_mut_of, state_of, throw, to_js, to_js_error,
+    number_arg, range_args, settings_from_js, state_mut_of, state_of, throw, to_js, to_js_error,
 };
 use super::host_context::{HostContext, Synced};
 use super::turn::{complete, drive_turn, prepare, read_config, TurnDriver};
@@ -143,14 +143,13 @@ impl DelegateContextHandle {
     ) -> Result<JsValue, JsValue> {
         let ctx = self.state()?;
         let keep = number_arg(keep_recent_tokens, "keepRecentTokens")?;
-        let end = range_arg(end_index, "endIndex", ctx.len(), ctx.len())?;
-        let start = range_arg(start_index, "startIndex", 0, end)?;
+        let range = range_args(start_index, end_index, ctx.len())?;
         to_js(&crate::compaction::plan::find_cut_point(
             ctx.core(),
-            start,
-            end,
+            range.start,
+            range.end,
             keep,
-            start,
+            range.start,
         ))
     }
 
@@ -165,12 +164,8 @@ impl DelegateContextHandle {
         settings: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         let ctx = self.state()?;
-        let settings: CompactionSettings =
-            settings_from_js(settings.unwrap_or(JsValue::UNDEFINED))?;
-        match prepare::prepare_compaction(ctx.core(), &settings) {
-            Some(p) => ctx.preparation_to_js(&p),
-            None => Ok(JsValue::UNDEFINED),
-        }
+        let settings: CompactionSettings = settings_from_js(settings)?;
+        ctx.preparation_to_js(prepare::prepare_compaction(ctx.core(), &settings).as_ref())
     }
 
     /// pi-agent-core's `serializeConversation` of messages `startIndex..endIndex`.
@@ -183,9 +178,8 @@ impl DelegateContextHandle {
         end_index: Option<JsValue>,
     ) -> Result<String, JsValue> {
         let ctx = self.state()?;
-        let end = range_arg(end_index, "endIndex", ctx.len(), ctx.len())?;
-        let start = range_arg(start_index, "startIndex", 0, end)?;
-        Ok(serialize_facts(&ctx.core().facts()[start..end]))
+        let range = range_args(start_index, end_index, ctx.len())?;
+        Ok(serialize_facts(&ctx.core().facts()[range]))
     }
 
     /// The boundary decision (as `prepareDelegateTurn`), from running state.

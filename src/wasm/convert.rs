@@ -245,26 +245,35 @@ pub fn index_arg(x: f64, path: &str, max: usize) -> Result<usize, JsValue> {
     Ok(x as usize)
 }
 
-/// Where a range argument is missing, the whole context.
-pub fn range_arg(
+/// An optional argument or field: `undefined` and `null` are absent (`None`), anything
+/// else is read by `read`.
+pub fn optional<T, E>(
     value: Option<JsValue>,
-    path: &str,
-    default: usize,
-    max: usize,
-) -> Result<usize, JsValue> {
-    match value.filter(|v| !v.is_undefined() && !v.is_null()) {
-        None => Ok(default),
-        Some(v) => index_arg(number_arg(v, path)?, path, max),
-    }
+    read: impl FnOnce(JsValue) -> Result<T, E>,
+) -> Result<Option<T>, E> {
+    value
+        .filter(|v| !v.is_null_or_undefined())
+        .map(read)
+        .transpose()
+}
+
+/// The range `startIndex..endIndex` of a context of `len` messages: `endIndex` defaults
+/// to `len`, `startIndex` to 0 and is at most `endIndex`.
+pub fn range_args(
+    start_index: Option<JsValue>,
+    end_index: Option<JsValue>,
+    len: usize,
+) -> Result<std::ops::Range<usize>, JsValue> {
+    let index =
+        |value, path: &str, max| optional(value, |v| index_arg(number_arg(v, path)?, path, max));
+    let end = index(end_index, "endIndex", len)?.unwrap_or(len);
+    let start = index(start_index, "startIndex", end)?.unwrap_or(0);
+    Ok(start..end)
 }
 
 /// pi's settings, its defaults where absent.
-pub fn settings_from_js(value: JsValue) -> Result<CompactionSettings, JsValue> {
-    if value.is_undefined() || value.is_null() {
-        Ok(CompactionSettings::default())
-    } else {
-        from_js(value, "settings")
-    }
+pub fn settings_from_js(value: Option<JsValue>) -> Result<CompactionSettings, JsValue> {
+    Ok(optional(value, |v| from_js(v, "settings"))?.unwrap_or_default())
 }
 
 /// The state behind a handle (`what` names it), or `INVALID_STATE` while one of its own

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{
-    from_js, js_to_value, state_mut_of, state_of, string_arg, throw, to_js, to_js_error,
+    from_js, js_to_value, optional, state_mut_of, state_of, string_arg, throw, to_js, to_js_error,
 };
 use super::host::{is_array, is_object, prop, threw, HostArray};
 use crate::delegation::{
@@ -101,10 +101,6 @@ fn chain_rows(
     Ok(rows)
 }
 
-fn given(value: &Option<JsValue>) -> Option<&JsValue> {
-    value.as_ref().filter(|v| !v.is_undefined() && !v.is_null())
-}
-
 /// `input` without its `rows` (decoded separately), and the rows value (`undefined`
 /// when absent).
 fn split_rows(input: &JsValue) -> Result<(JsValue, JsValue), JsValue> {
@@ -116,11 +112,19 @@ fn split_rows(input: &JsValue) -> Result<(JsValue, JsValue), JsValue> {
     Ok((rest, rows))
 }
 
-fn calls_of(registry: &Registry, delegation_id: &str) -> HashSet<String> {
-    registry
+/// The rows of `value` that belong to the chain `delegation_id` is on (see
+/// [`chain_rows`]): what every method that reads one chain decodes, and no more.
+fn rows_of_chain(
+    registry: &Registry,
+    value: &JsValue,
+    path: &str,
+    delegation_id: &str,
+) -> Result<Vec<UiMessage>, JsValue> {
+    let calls: HashSet<String> = registry
         .resolve(delegation_id)
         .map(|chain| chain.tool_call_ids.into_iter().collect())
-        .unwrap_or_default()
+        .unwrap_or_default();
+    chain_rows(value, path, &calls)
 }
 
 /// The registry of resumable delegation chains of one session (ADR 0279), kept in wasm
@@ -195,13 +199,11 @@ impl DelegationRegistry {
     ) -> Result<JsValue, JsValue> {
         let input: StartDelegation = from_js(input, "input")?;
         // rows only matter on a resume, and only the chain's
-        let rows = match (given(&rows), input.resume.as_deref()) {
-            (Some(rows), Some(resume)) => Some(chain_rows(
-                rows,
-                "rows",
-                &calls_of(&*self.state()?, resume),
-            )?),
-            _ => None,
+        let rows = match input.resume.as_deref() {
+            Some(resume) => optional(rows, |rows| {
+                rows_of_chain(&*self.state()?, &rows, "rows", resume)
+            })?,
+            None => None,
         };
         let started = throw(self.state_mut()?.start(&input, rows.as_deref()))?;
         to_js(&started)
@@ -220,9 +222,10 @@ impl DelegationRegistry {
     ) -> Result<JsValue, JsValue> {
         let (rest, rows) = split_rows(&input)?;
         let mut input: SettleDelegation = from_js(rest, "input")?;
-        if !rows.is_undefined() && !rows.is_null() {
-            let calls = calls_of(&*self.state()?, &input.delegation_id);
-            input.rows = Some(chain_rows(&rows, "input.rows", &calls)?);
+        if let Some(rows) = optional(Some(rows), |rows| {
+            rows_of_chain(&*self.state()?, &rows, "input.rows", &input.delegation_id)
+        })? {
+            input.rows = Some(rows);
         }
         let settled = throw(self.state_mut()?.settle(&input))?;
         to_js(&settled)
@@ -244,13 +247,9 @@ impl DelegationRegistry {
         #[wasm_bindgen(unchecked_optional_param_type = "UiMessage[]")] rows: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         let request: ResumeRequest = from_js(request, "request")?;
-        let rows = match given(&rows) {
-            Some(rows) => {
-                let calls = calls_of(&*self.state()?, &request.delegation_id);
-                Some(chain_rows(rows, "rows", &calls)?)
-            }
-            None => None,
-        };
+        let rows = optional(rows, |rows| {
+            rows_of_chain(&*self.state()?, &rows, "rows", &request.delegation_id)
+        })?;
         let target = throw(self.state_mut()?.validate_resume(&request, rows.as_deref()))?;
         to_js(&target)
     }
@@ -294,7 +293,7 @@ impl DelegationRegistry {
     ) -> Result<JsValue, JsValue> {
         let delegation_id = string_arg(delegation_id, "delegationId")?;
         let delegation_id = delegation_id.as_str();
-        let rows = chain_rows(&rows, "rows", &calls_of(&*self.state()?, delegation_id))?;
+        let rows = rows_of_chain(&*self.state()?, &rows, "rows", delegation_id)?;
         let conversation = throw(self.state()?.chain_conversation(&rows, delegation_id))?;
         to_js(&conversation)
     }

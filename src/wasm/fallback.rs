@@ -5,7 +5,7 @@
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::convert::{from_js, number_arg, throw, to_js, to_js_error};
+use super::convert::{from_js, number_arg, optional, throw, to_js, to_js_error};
 use super::host::{self, HostArray};
 use super::host_context::HostContext;
 use crate::error::Error;
@@ -69,10 +69,7 @@ pub fn classify_provider_error(
     #[wasm_bindgen(js_name = "contextWindow", unchecked_optional_param_type = "number")]
     context_window: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
-    let window = optional_number(
-        context_window.unwrap_or(JsValue::UNDEFINED),
-        "contextWindow",
-    )?;
+    let window = optional(context_window, |v| number_arg(v, "contextWindow"))?;
     to_js(&fallback::classify_provider_error(
         &provider_error(&error)?,
         window,
@@ -102,10 +99,8 @@ pub fn error_for_parent(error: JsValue, model: JsValue) -> Result<JsValue, JsVal
         .as_string()
         .ok_or_else(|| to_js_error(&Error::invalid("model.modelId", "expected a string")))?;
     let number = |key: &str| -> Result<Option<f64>, JsValue> {
-        optional_number(
-            throw(host::prop(&model, key, "model"))?,
-            &format!("model.{key}"),
-        )
+        let value = throw(host::prop(&model, key, "model"))?;
+        optional(Some(value), |v| number_arg(v, &format!("model.{key}")))
     };
     let count = |key: &str| Ok::<_, JsValue>(number(key)?.map(tokens_from_f64));
     let model = OverflowModel {
@@ -134,14 +129,6 @@ const TS_ERROR_FOR_PARENT_FN: &str = r#"
  */
 export function errorForParent<E>(error: E, model: OverflowModel): DelegateContextError | E;
 "#;
-
-/// An optional number argument: `undefined`/`null` are absent, anything else must be a number.
-fn optional_number(value: JsValue, path: &str) -> Result<Option<f64>, JsValue> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(None);
-    }
-    Ok(Some(number_arg(value, path)?))
-}
 
 /// A provider error's fields, read safely (a throwing getter is an `INVALID_INPUT`): pi's
 /// `stopReason`, `errorMessage` and `usage`, and `status` (or `statusCode`) and `message`.

@@ -3,7 +3,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{from_js, throw, to_js};
+use super::convert::{from_js, optional, throw, to_js};
 use super::host::{self, HostArray};
 use super::messages::{facts_at, facts_of_value};
 use crate::budget::{context_budget, BudgetModel};
@@ -74,11 +74,9 @@ pub fn request_overhead_tokens(
 ) -> Result<f64, JsValue> {
     let system = throw(host::prop(&request, "systemPrompt", "request"))?;
     let tools = throw(host::prop(&request, "tools", "request"))?;
-    let tools = if tools.is_undefined() || tools.is_null() {
-        None
-    } else {
-        Some(super::convert::js_to_value(tools, "request.tools")?)
-    };
+    let tools = optional(Some(tools), |t| {
+        super::convert::js_to_value(t, "request.tools")
+    })?;
     Ok(tokens::request_overhead_tokens(system.as_string().as_deref(), tools.as_ref()) as f64)
 }
 

@@ -152,8 +152,12 @@ impl HostContext {
         Ok(js)
     }
 
-    /// A preparation for JavaScript: its parts are slices of the host's own objects.
-    pub fn preparation_to_js(&self, p: &CompactionPreparation) -> Result<JsValue, JsValue> {
+    /// A preparation for JavaScript: its parts are slices of the host's own objects;
+    /// `undefined` where pi's `prepareCompaction` returns `undefined` (no preparation).
+    pub fn preparation_to_js(&self, p: Option<&CompactionPreparation>) -> Result<JsValue, JsValue> {
+        let Some(p) = p else {
+            return Ok(JsValue::UNDEFINED);
+        };
         let js = to_js(p)?;
         for (key, span) in [
             ("messagesToSummarize", p.messages_to_summarize),

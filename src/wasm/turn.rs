@@ -18,7 +18,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 use super::convert::{
-    decode, from_js, js_to_value, state_mut_of, state_of, throw, to_js, to_js_error,
+    decode, from_js, js_to_value, optional, state_mut_of, state_of, throw, to_js, to_js_error,
 };
 use super::host::{self, HostArray};
 use super::host_context::HostContext;
@@ -71,11 +71,8 @@ pub fn read_config(input: &JsValue, path: &str) -> Result<TurnConfig, Error> {
     let budget: ContextBudget = decode(&field("budget")?, &host::join(path, "budget"))?;
     let model_id: String = decode(&field("modelId")?, &host::join(path, "modelId"))?;
     let options = field("options")?;
-    let options: DelegateTurnOptions = if options.is_undefined() || options.is_null() {
-        DelegateTurnOptions::default()
-    } else {
-        decode(&options, &host::join(path, "options"))?
-    };
+    let options: DelegateTurnOptions =
+        optional(Some(options), |o| decode(&o, &host::join(path, "options")))?.unwrap_or_default();
     Ok(TurnConfig {
         budget,
         model_id,
@@ -103,10 +100,7 @@ pub fn complete(
 /// `answer` of a completion input.
 pub fn answer_of(input: &JsValue) -> Result<SummaryAnswer, JsValue> {
     let answer = throw(host::prop(input, "answer", "input"))?;
-    if answer.is_undefined() || answer.is_null() {
-        return Ok(SummaryAnswer::default());
-    }
-    from_js(answer, "answer")
+    Ok(optional(Some(answer), |a| from_js(a, "answer"))?.unwrap_or_default())
 }
 
 /// A boundary step's configuration plus the host's summarizer and signal.
@@ -364,14 +358,10 @@ impl Overhead {
 
     /// `requestOverheadTokens` of the system prompt and tools.
     fn tokens(&self) -> Result<f64, Error> {
-        let tools = if self.tools.is_undefined() || self.tools.is_null() {
-            None
-        } else {
-            Some(
-                super::convert::js_to_value(self.tools.clone(), "ctx.context.tools")
-                    .map_err(|_| Error::invalid("ctx.context.tools", "not JSON data"))?,
-            )
-        };
+        let tools = optional(Some(self.tools.clone()), |t| {
+            super::convert::js_to_value(t, "ctx.context.tools")
+                .map_err(|_| Error::invalid("ctx.context.tools", "not JSON data"))
+        })?;
         let system = self.system.as_string();
         Ok(crate::tokens::request_overhead_tokens(system.as_deref(), tools.as_ref()) as f64)
     }
@@ -470,17 +460,9 @@ pub fn create_prepare_next_turn(
 ) -> Result<JsValue, JsValue> {
     let driver = Rc::new(throw(TurnDriver::read(&config, "config"))?);
     let on_outcome = throw(host::prop(&config, "onOutcome", "config"))?;
-    let on_outcome = if on_outcome.is_undefined() || on_outcome.is_null() {
-        None
-    } else {
-        Some(throw(function_arg(on_outcome, "onOutcome"))?)
-    };
+    let on_outcome = optional(Some(on_outcome), |f| throw(function_arg(f, "onOutcome")))?;
     let run = throw(host::prop(&config, "run", "config"))?;
-    let previous: Option<RunTally> = if run.is_undefined() || run.is_null() {
-        None
-    } else {
-        Some(throw(decode(&run, "config.run"))?)
-    };
+    let previous: Option<RunTally> = optional(Some(run), |r| throw(decode(&r, "config.run")))?;
     let state = Rc::new(RefCell::new(HookState {
         context: Rc::new(RefCell::new(HostContext::new())),
         run: Run::new(driver.config.clone(), previous.as_ref()),

@@ -207,3 +207,20 @@ test("messages come back with every field and every number exactly as given", ()
   assert.deepEqual(prep.retainedTail, messages);
   prep.retainedTail.forEach((m, i) => assert.equal(m, messages[i]));
 });
+
+test("a field or argument given as null reads as left out, in every export that reads one", () => {
+  // requestOverheadTokens: `tools: null` is no tools
+  assert.equal(dc.requestOverheadTokens({ systemPrompt: "abcd", tools: null }), dc.requestOverheadTokens({ systemPrompt: "abcd" }));
+  assert.equal(dc.requestOverheadTokens({ systemPrompt: "abcd", tools: null }), 1);
+  // errorForParent: null numbers are unknown, not bad input
+  const fields = (e) => ({ code: e.code, modelId: e.modelId, tokens: e.tokens, hardLimit: e.hardLimit, message: e.message });
+  assert.deepEqual(
+    fields(dc.errorForParent({ status: 413 }, { modelId: "m", contextWindow: null, tokens: null, hardLimit: null })),
+    fields(dc.errorForParent({ status: 413 }, { modelId: "m" })),
+  );
+  // a settlement's `rows: null` is no rows
+  const reg = new dc.DelegationRegistry();
+  const run = reg.start({ toolCallId: "t1", agent: "explorer", task: "T" });
+  assert.equal(reg.settle({ delegationId: run.delegationId, status: "completed", rows: null }).delegationId, run.delegationId);
+  reg.free();
+});

@@ -2,13 +2,13 @@
 //! settles, and the transitions both go through.
 
 use super::resume::resume_diagnostics;
-use super::{trimmed, trimmed_option, vanished, Registry};
+use super::{vanished, Registry};
 use crate::delegation::binding::bind_resumed_run;
 use crate::delegation::chain::{Chain, Run};
 use crate::delegation::history::{count_chain_reads, replays_anything, select_chain_rows};
 use crate::delegation::types::{
-    ChainReads, ChainSelector, ResumeRequest, RunStatus, SettleDelegation, SettledDelegation,
-    StartDelegation, StartedDelegation,
+    non_blank, ChainReads, ChainSelector, ResumeRequest, RunStatus, SettleDelegation,
+    SettledDelegation, StartDelegation, StartedDelegation,
 };
 use crate::error::{Error, Result};
 use crate::transcript::{normalize_agent_name, UiMessage};
@@ -27,13 +27,13 @@ impl Registry {
         input: &StartDelegation,
         rows: Option<&[UiMessage]>,
     ) -> Result<StartedDelegation> {
-        let tool_call_id = trimmed(&input.tool_call_id)
+        let tool_call_id = non_blank(Some(&input.tool_call_id))
             .ok_or_else(|| Error::invalid("input.toolCallId", "must not be blank"))?;
         let agent = normalize_agent_name(&input.agent);
         if agent.is_empty() {
             return Err(Error::invalid("input.agent", "must not be blank"));
         }
-        let task = trimmed(&input.task)
+        let task = non_blank(Some(&input.task))
             .ok_or_else(|| Error::invalid("input.task", "must not be blank"))?;
         if let Some(key) = self.by_tool_call.get(&tool_call_id) {
             let existing = self
@@ -50,7 +50,7 @@ impl Registry {
                 message: format!("Task call {tool_call_id} already started delegation {existing}"),
             });
         }
-        let description = trimmed_option(input.description.as_deref());
+        let description = non_blank(input.description.as_deref());
         let new_run = |delegation_id: String| {
             Run::started(
                 delegation_id,
@@ -60,7 +60,7 @@ impl Registry {
             )
         };
         let objective = description.clone().unwrap_or_else(|| task.clone());
-        match trimmed_option(input.resume.as_deref()) {
+        match non_blank(input.resume.as_deref()) {
             None => {
                 let delegation_id = self.fresh_id()?;
                 let key = self.fresh_id_besides(&delegation_id)?;
@@ -75,7 +75,7 @@ impl Registry {
                     reads: ChainReads::default(),
                     last_active,
                     model: binding.clone(),
-                    definition: trimmed_option(input.definition.as_deref()),
+                    definition: non_blank(input.definition.as_deref()),
                 });
                 Ok(StartedDelegation {
                     delegation_id,
@@ -108,7 +108,7 @@ impl Registry {
                     input.candidates.as_ref(),
                     input.binding.as_ref(),
                 )?;
-                let definition = trimmed_option(input.definition.as_deref());
+                let definition = non_blank(input.definition.as_deref());
                 let diagnostics = resume_diagnostics(
                     chain,
                     &target,

@@ -89,16 +89,6 @@ impl Default for Registry {
     }
 }
 
-fn trimmed(text: &str) -> Option<String> {
-    Some(text.trim())
-        .filter(|t| !t.is_empty())
-        .map(str::to_string)
-}
-
-fn trimmed_option(text: Option<&str>) -> Option<String> {
-    text.and_then(trimmed)
-}
-
 fn vanished(what: &str) -> Error {
     Error::InvalidState {
         message: format!("the validated chain of {what} vanished"),

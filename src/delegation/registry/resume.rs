@@ -1,11 +1,11 @@
 //! ADR 0279 clauses 4 and 11: whether a resume may go ahead, and what it records.
 
-use super::{trimmed_option, vanished, Registry};
+use super::{vanished, Registry};
 use crate::delegation::binding::ModelBinding;
 use crate::delegation::chain::Chain;
 use crate::delegation::history::run_replays_anything;
 use crate::delegation::types::{
-    Diagnostic, DiagnosticCode, ResumeRequest, ResumeTarget, RunStatus,
+    non_blank, Diagnostic, DiagnosticCode, ResumeRequest, ResumeTarget, RunStatus,
 };
 use crate::delegation::wording;
 use crate::error::{Error, Result};
@@ -53,7 +53,7 @@ impl Registry {
                 status: status.as_text().unwrap_or_default().to_string(),
             });
         }
-        if trimmed_option(request.model.as_deref()).is_some() {
+        if non_blank(request.model.as_deref()).is_some() {
             return Err(Error::ModelOnResume { id });
         }
         if chain.is_over_read_budget() {
