@@ -19,7 +19,9 @@
 use serde_json::Value;
 
 mod parse;
+mod write;
 pub use parse::{parse_value, ParseError};
+pub use write::to_json;
 
 /// Parse JSON text the way JavaScript's `JSON.parse` reads numbers: every number is a
 /// double. [`parse_value`] keeps integers as 64-bit integers, and one beyond 2^53 (which
@@ -287,37 +289,6 @@ fn push_json(out: &mut String, v: &Value) {
             out.push('}');
         }
     }
-}
-
-/// serde_json's output with numbers printed as ECMAScript's `Number::toString` prints
-/// them (`1e+21`, not `1e21`), so a value serialized here is the text `JSON.stringify`
-/// would write for it (apart from integer-like keys, which JavaScript orders first).
-struct JsFormatter;
-
-impl serde_json::ser::Formatter for JsFormatter {
-    fn write_f64<W: ?Sized + std::io::Write>(
-        &mut self,
-        w: &mut W,
-        value: f64,
-    ) -> std::io::Result<()> {
-        w.write_all(js_number_to_string(value).as_bytes())
-    }
-    fn write_f32<W: ?Sized + std::io::Write>(
-        &mut self,
-        w: &mut W,
-        value: f32,
-    ) -> std::io::Result<()> {
-        self.write_f64(w, value as f64)
-    }
-}
-
-/// A serializable value as JSON text, numbers printed as JavaScript prints them.
-pub fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
-    let mut out = Vec::with_capacity(128);
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, JsFormatter);
-    value.serialize(&mut ser)?;
-    // serde_json writes UTF-8 only
-    Ok(String::from_utf8(out).unwrap_or_default())
 }
 
 /// `JSON.stringify(value)` for a value that came from JavaScript.
