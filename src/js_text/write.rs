@@ -12,8 +12,26 @@
 
 use serde::ser::{self, Serialize};
 
-type Error = serde_json::Error;
 type Result<T = ()> = std::result::Result<T, Error>;
+
+/// Why a value has no JSON text: a map key that is not a string, or a `Serialize` that
+/// refused (serde_json's messages).
+#[derive(Debug)]
+pub struct Error(String);
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl ser::Error for Error {
+    fn custom<T: std::fmt::Display>(msg: T) -> Self {
+        Error(msg.to_string())
+    }
+}
 
 /// The text being written.
 pub struct Writer {
