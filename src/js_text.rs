@@ -154,22 +154,22 @@ pub fn js_number_to_string(x: f64) -> String {
             "-Infinity".into()
         };
     }
-    // Rust's `{:e}` prints the shortest round-tripping digits: "d.ddde±x".
-    let sci = format!("{:e}", x.abs());
-    let (mantissa, exp) = match sci.split_once('e') {
-        Some(parts) => parts,
-        None => return sci,
-    };
-    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
-    let e: i32 = exp.parse().unwrap_or(0);
+    // Rust's `{}` prints the shortest round-tripping digits, never with an exponent
+    // ("0.00012", "1000000000000000000000"): the digits and the decimal point's place
+    // are read from it (one float formatter in the module: `{}` is there for messages).
+    let plain = format!("{}", x.abs());
+    let (int, frac) = plain.split_once('.').unwrap_or((&plain, ""));
+    let all: String = [int, frac].concat();
+    let lead = all.bytes().take_while(|&b| b == b'0').count();
+    let digits = all[lead..].trim_end_matches('0');
     let k = digits.len() as i32;
-    let n = e + 1; // position of the decimal point relative to the digits
+    let n = int.len() as i32 - lead as i32; // position of the decimal point relative to the digits
     let mut out = String::new();
     if x < 0.0 {
         out.push('-');
     }
     if k <= n && n <= 21 {
-        out.push_str(&digits);
+        out.push_str(digits);
         out.extend(std::iter::repeat_n('0', (n - k) as usize));
     } else if 0 < n && n <= 21 {
         out.push_str(&digits[..n as usize]);
@@ -178,7 +178,7 @@ pub fn js_number_to_string(x: f64) -> String {
     } else if -6 < n && n <= 0 {
         out.push_str("0.");
         out.extend(std::iter::repeat_n('0', (-n) as usize));
-        out.push_str(&digits);
+        out.push_str(digits);
     } else {
         out.push_str(&digits[..1]);
         if k > 1 {
