@@ -60,14 +60,18 @@ impl serde::de::Error for Words {
 }
 
 /// A wrong value as serde_json names it: `null` for unit, a float as its shortest
-/// digits (serde_json's formatter, `zmij`), the rest in serde's words.
+/// digits as serde_json's formatter writes them, the rest in serde's words.
 struct JsonUnexpected<'a>(Unexpected<'a>);
 
 impl std::fmt::Display for JsonUnexpected<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.0 {
             Unexpected::Unit => f.write_str("null"),
-            Unexpected::Float(x) => write!(f, "floating point `{}`", zmij::Buffer::new().format(x)),
+            Unexpected::Float(x) => write!(
+                f,
+                "floating point `{}`",
+                crate::js_text::serde_json_float_text(x)
+            ),
             other => other.fmt(f),
         }
     }
