@@ -24,11 +24,14 @@
 //! | host-contract §2 | `estimateTokens`, `estimateContextTokens` (the usage anchor, once), the request overhead | [`tokens`] |
 //! | ADR 0299 §1–2 | the budget of the model a delegate runs on | [`budget`] |
 //! | ADR 0299 §3 | a delegate's context kept across turns (the handle's core) | [`compaction::context`] |
-//! | ADR 0299 §3 | cut points, split turns (pi's `findCutPoint`) | [`compaction::cut`] |
-//! | ADR 0299 §3 | pi's `prepareCompaction`, file operations | [`compaction::prepare`] |
-//! | ADR 0299 §3 | the summary request (pi's prompts, bounded, the brief as context) | [`compaction::summary`] |
-//! | ADR 0299 §3 (ADR 0136) | the boundary decision: threshold, active-turn retention, the compacted context | [`compaction::turn`] |
-//! | ADR 0299 §3–5 | the boundary as a state machine; what a failed summary is; abort | [`compaction::step`] |
+//! | ADR 0299 §3–5 | the boundary as a state machine, in the seed's order; what a failed summary is; abort | [`compaction::step`] |
+//! | ADR 0299 §3 | 1. assess: the boundary's size, the threshold, the turn (ADR 0136) | [`compaction::assess`] |
+//! | ADR 0299 §3 (ADR 0136) | 2. plan the cut: cut points, split turns (pi's `findCutPoint`), the compaction's ranges, active-turn retention | [`compaction::plan`] |
+//! | ADR 0299 §3 | 3. request the summary (pi's prompts, bounded, the brief as context) | [`compaction::request`] |
+//! | ADR 0299 §3 | 4. compose the compacted context | [`compaction::compose`] |
+//! | ADR 0299 §3–5 | what a boundary step takes and gives (options, preparation, answer, outcome) | [`compaction::turn`] |
+//! | ADR 0299 §3 | pi's file operations | [`compaction::file_ops`] |
+//! | ADR 0299 §3 | pi's `prepareCompaction` | [`compaction::prepare`] |
 //! | ADR 0299 §4–5 | degrade (brief + newest unit, the note), then `SUBAGENT_CONTEXT_OVERFLOW` | [`compaction::degrade`] |
 //! | ADR 0299 §4 (consequences) | a run's counts; the report the parent receives ("a degraded run must say so") | [`compaction::tally`] |
 //! | ADR 0299 §5 | the provider's overflow error becomes the code the parent can act on | [`fallback::provider_error`] (`overflow_for_provider_error`) |

@@ -3,7 +3,7 @@
 //! 3's compaction): each role's parts (`[User]: `, `[Assistant thinking]: `, ...), the
 //! wrappers a summary is shown in, a tool call's line, a bash execution's text, and tool
 //! results cut to 2,000 characters with pi's marker. [`crate::facts`] reads the values
-//! and words each message's parts with these; [`crate::compaction::summary`] builds the
+//! and words each message's parts with these; [`crate::compaction::request`] builds the
 //! request from the parts.
 
 use serde_json::Value;

@@ -6,10 +6,10 @@
 //! text too long to fit, or a failure) and checks every invariant of issue 3.
 
 use delegate_context::budget::{context_budget, BudgetModel, ContextBudget};
+use delegate_context::compaction::assess::unchanged_below_threshold;
 use delegate_context::compaction::degrade::newest_unit;
 use delegate_context::compaction::turn::{
-    unchanged_below_threshold, DelegateTurnOptions, DelegateTurnOutcome, SummaryAnswer, TurnAction,
-    TurnOutcomeKind,
+    DelegateTurnOptions, DelegateTurnOutcome, SummaryAnswer, TurnAction, TurnOutcomeKind,
 };
 use delegate_context::compaction::SummaryKind;
 use delegate_context::compaction::{

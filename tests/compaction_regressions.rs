@@ -91,6 +91,25 @@ fn usage_far_above_the_estimate_is_not_returned_as_fitting() {
     }
 }
 
+/// Clause 3: a boundary compacts when its context is at or above hardLimit: exactly at
+/// hardLimit it acts, one token below it the context stays as it is.
+#[test]
+fn a_context_at_exactly_hard_limit_compacts_and_one_token_below_does_not() {
+    let budget = budget_8k();
+    assert_eq!(budget.hard_limit, 4_096);
+    for (usage, unchanged) in [(4_095, true), (4_096, false)] {
+        let ms = vec![
+            msg(json!({"role": "user", "content": "brief", "timestamp": 1})),
+            msg(
+                json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}], "stopReason": "stop", "usage": {"totalTokens": usage}}),
+            ),
+        ];
+        let prep = prepare_delegate_turn(&ms, &budget, &DelegateTurnOptions::default()).unwrap();
+        assert_eq!(prep.tokens, usage);
+        assert_eq!(prep.action == TurnAction::Unchanged, unchanged, "{prep:?}");
+    }
+}
+
 #[test]
 fn a_calibrated_compaction_lands_below_hard_limit_in_provider_terms() {
     let budget = budget_32k();
@@ -302,20 +321,108 @@ fn every_summary_request_shows_the_brief() {
     }
 }
 
+/// A brief of 6,000 characters and one active tool round (about 4,000 tokens): over the
+/// early trigger of [`budget_8k`], below its hardLimit.
+fn brief_plus_one_active_tool_turn() -> (Vec<AgentMessage>, DelegateTurnOptions) {
+    let ms = vec![
+        msg(json!({"role": "user", "content": "b".repeat(6_000), "timestamp": 1})),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(6_000)}, {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "x"}}], "stopReason": "toolUse"}),
+        ),
+        msg(
+            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(2_800)}], "isError": false}),
+        ),
+    ];
+    let opts = DelegateTurnOptions {
+        early_trigger: true,
+        ..Default::default()
+    };
+    (ms, opts)
+}
+
+/// The brief is shown as context (`<task>`) of a request whose messages do not start
+/// with it: the history right after the brief, with no previous summary before it; a
+/// split first turn's prefix starts with the brief itself, and shows it only there.
+#[test]
+fn the_brief_is_context_of_a_request_unless_its_messages_start_with_it() {
+    let budget = budget_8k();
+    let text = |r: &delegate_context::compaction::SummaryRequest| match &r.messages[0] {
+        AgentMessage::User(u) => u.content.text(""),
+        other => panic!("{other:?}"),
+    };
+    let mut ms = vec![msg(
+        json!({"role": "user", "content": "BRIEF-TEXT: audit src/.", "timestamp": 1}),
+    )];
+    for i in 0..8 {
+        ms.push(msg(
+            json!({"role": "user", "content": format!("step {i}"), "timestamp": 1}),
+        ));
+        ms.extend(tool_turn(&format!("c{i}"), &format!("f{i}.rs"), 3_000));
+    }
+    let prep = prepare_delegate_turn(&ms, &budget, &DelegateTurnOptions::default()).unwrap();
+    assert_eq!(prep.action, TurnAction::Summarize, "{prep:?}");
+    assert_eq!(
+        prep.requests[0].kind,
+        delegate_context::compaction::SummaryKind::History
+    );
+    for r in &prep.requests {
+        assert!(
+            text(r).starts_with("The task this conversation works on")
+                && text(r).contains("<task>\nBRIEF-TEXT: audit src/.\n</task>"),
+            "the brief is context of the {:?} request",
+            r.kind
+        );
+    }
+    // the brief starts the only turn, which the cut splits: the prefix starts with it
+    let (ms, opts) = brief_plus_one_active_tool_turn();
+    let prep = prepare_delegate_turn(&ms, &budget, &opts).unwrap();
+    assert_eq!(prep.requests.len(), 1, "{prep:?}");
+    let prefix = text(&prep.requests[0]);
+    assert!(!prefix.contains("<task>"), "{prefix}");
+    assert!(
+        prefix.contains(&format!("[User]: {}", "b".repeat(6_000))),
+        "{prefix}"
+    );
+}
+
+/// A summary request that cannot fit the summarizing model's window even with an empty
+/// conversation is not built: the boundary degrades and says why.
+#[test]
+fn a_request_too_large_for_the_window_degrades_with_that_reason() {
+    // a 400-token window: hardLimit 200, and a request's fixed prompt alone (about 1,700
+    // characters) does not fit beside its maxTokens
+    let budget = context_budget(&BudgetModel {
+        context_window: Some(400.0),
+        max_tokens: Some(100.0),
+        definition_max_tokens: None,
+    });
+    assert_eq!(budget.hard_limit, 200);
+    let mut ms = vec![msg(
+        json!({"role": "user", "content": "brief", "timestamp": 1}),
+    )];
+    for i in 0..6 {
+        ms.push(msg(
+            json!({"role": "user", "content": format!("step {i} {}", "u".repeat(200)), "timestamp": 1}),
+        ));
+        ms.push(msg(
+            json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(200)}], "stopReason": "stop"}),
+        ));
+    }
+    let prep = prepare_delegate_turn(&ms, &budget, &DelegateTurnOptions::default()).unwrap();
+    assert_eq!(prep.action, TurnAction::Degrade, "{prep:?}");
+    assert_eq!(
+        prep.reason,
+        Some(delegate_context::compaction::DegradeReason::SummaryRequestTooLarge)
+    );
+    assert!(prep.requests.is_empty());
+}
+
 #[test]
 fn the_brief_plus_one_active_tool_turn_asks_for_the_split_turn_summary() {
     // the host app's "compacts at the shared early trigger before the hard limit": the brief
     // starts the only turn; the cut splits it; one (turn-prefix) summary request
     let budget = budget_8k();
-    let mut ms = vec![msg(
-        json!({"role": "user", "content": "b".repeat(6_000), "timestamp": 1}),
-    )];
-    ms.push(msg(json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(6_000)}, {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "x"}}], "stopReason": "toolUse"})));
-    ms.push(msg(json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(2_800)}], "isError": false})));
-    let opts = DelegateTurnOptions {
-        early_trigger: true,
-        ..Default::default()
-    };
+    let (ms, opts) = brief_plus_one_active_tool_turn();
     let prep = prepare_delegate_turn(&ms, &budget, &opts).unwrap();
     assert!(
         prep.tokens >= budget.compaction_trigger && prep.tokens < budget.hard_limit,
@@ -410,7 +517,7 @@ fn an_outcome_counts_the_next_context_and_says_when_it_rewrites() {
 #[test]
 fn the_cut_point_at_small_keep_recent_settings_is_pis() {
     use delegate_context::compaction::context::DelegateContext;
-    use delegate_context::compaction::cut::find_cut_point;
+    use delegate_context::compaction::plan::find_cut_point;
     let say = |role: &str, text: String| {
         if role == "user" {
             msg(json!({"role": "user", "content": text, "timestamp": 1}))

@@ -8,9 +8,9 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use delegate_context::budget::{context_budget, BudgetModel, ContextBudget};
-use delegate_context::compaction::cut::find_cut_point;
+use delegate_context::compaction::assess::boundary_tokens;
+use delegate_context::compaction::plan::find_cut_point;
 use delegate_context::compaction::prepare::{prepare_compaction, CompactionSettings};
-use delegate_context::compaction::turn::boundary_tokens;
 use delegate_context::compaction::turn::{DelegateTurnOptions, SummaryAnswer};
 use delegate_context::compaction::{complete_delegate_turn, prepare_delegate_turn};
 use delegate_context::compaction::{DelegateContext, Item, Next, Reply, Turn};
@@ -286,8 +286,8 @@ fn check(case: Case) -> Result<(), TestCaseError> {
         // the boundary: the handle's turn and the one-shot functions decide the same
         let turn = Turn::begin(&handle, &budget, "m", &options).expect("valid");
         let one_shot = prepare_delegate_turn(&messages, &budget, &options).expect("valid");
-        prop_assert_eq!(&turn.assessment().preparation(&budget), &one_shot);
-        let kinds: Vec<_> = turn.assessment().requests.iter().map(|q| q.kind).collect();
+        prop_assert_eq!(&turn.decision().preparation(&budget), &one_shot);
+        let kinds: Vec<_> = turn.decision().requests.iter().map(|q| q.kind).collect();
         let replies: Vec<Reply> = round.answers.iter().map(reply).collect();
         let mut turn = turn;
         let mut used = 0;

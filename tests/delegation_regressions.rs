@@ -915,3 +915,26 @@ fn a_seed_holds_the_brief_once() {
     let other = json!([{"id": "u", "role": "user", "content": "Find the parser bug, then fix it"}]);
     assert_eq!(shape(&seed_of(other, 1e9)), ["brief", "brief"]);
 }
+
+// ---------------------------------------------------------------------------------------
+// ADR 0279 clause 2 (a Task call starts one run): a second start of the same call is
+// refused and names the run that call started, even when later runs of its chain exist.
+
+#[test]
+fn a_task_call_that_already_started_names_its_own_run() {
+    let mut reg = Registry::with_id_source(ids());
+    let first = chain(&mut reg, "tc-a", "coder", SettleStatus::Completed, 1);
+    let mut resume = start("tc-b", "coder");
+    resume.resume = Some(first.clone());
+    let second = reg.start(&resume, None).unwrap().delegation_id;
+    assert_ne!(first, second);
+    for (tc, owner) in [("tc-a", &first), ("tc-b", &second), (" tc-a ", &first)] {
+        let e = reg.start(&start(tc, "coder"), None).unwrap_err();
+        assert_eq!(e.code(), "INVALID_STATE");
+        assert_eq!(
+            e.to_string(),
+            format!("Task call {} already started delegation {owner}", tc.trim()),
+            "{tc}"
+        );
+    }
+}

@@ -116,7 +116,8 @@ fn bytes_per_step(turns: usize) -> Vec<usize> {
         assert_eq!(out.outcome, TurnOutcomeKind::Unchanged);
         drop(held);
         let report = run.record(&out);
-        drop((out, step, config, report));
+        drop(report);
+        drop((out, step, config));
         per_step.push(allocated() - before);
     }
     assert_eq!(run.tally().boundaries, 5);

@@ -27,10 +27,11 @@
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use delegate_context::budget::{context_budget, BudgetModel, ContextBudget};
+use delegate_context::compaction::assess::unchanged_below_threshold;
 use delegate_context::compaction::context::{DelegateContext, Item};
+use delegate_context::compaction::step::{decide, Decision};
 use delegate_context::compaction::turn::{
-    assess, unchanged_below_threshold, DelegateTurnOptions, DelegateTurnOutcome, TurnAction,
-    TurnOutcomeKind,
+    DelegateTurnOptions, DelegateTurnOutcome, TurnAction, TurnOutcomeKind,
 };
 use delegate_context::compaction::{prepare_delegate_turn, Next, Reply, Turn};
 use delegate_context::facts::MessageFacts;
@@ -656,8 +657,8 @@ fn run(session: &Session) {
         // the handle against the one-shot path
         let fresh = DelegateContext::from_facts(texts.iter().map(|t| facts(t)));
         same_state(&handle, &fresh);
-        let a = assess(&handle, &budget, &opts);
-        same(&a, &assess(&fresh, &budget, &opts), "assessments");
+        let a = decide(&handle, &budget, &opts);
+        same(&a, &decide(&fresh, &budget, &opts), "assessments");
         let a = match a {
             Ok(a) => a,
             Err(e) => {
@@ -701,7 +702,7 @@ fn run(session: &Session) {
                 );
                 let t = tokens.unwrap_or(0);
                 assert!(
-                    t.saturating_add(1) >= budget.hard_limit.min(a.fit_limit),
+                    t.saturating_add(1) >= budget.hard_limit.min(a.assessment.fit_limit),
                     "overflow at {t} tokens"
                 );
                 return; // clause 5: the run ends
@@ -731,7 +732,7 @@ fn run(session: &Session) {
         texts = new_texts;
         same_state(&handle, &DelegateContext::from_facts(new_facts));
         if rewrote && !opts.early_trigger {
-            let next = assess(&handle, &budget, &opts).expect("assess after a rewrite");
+            let next = decide(&handle, &budget, &opts).expect("assess after a rewrite");
             assert_eq!(
                 next.action,
                 TurnAction::Unchanged,
@@ -754,7 +755,7 @@ fn run(session: &Session) {
 /// The one-shot functions over typed messages (`prepareDelegateTurn`'s core) decide as
 /// the handle does.
 fn typed_path_agrees(
-    a: &delegate_context::compaction::turn::Assessment,
+    a: &Decision,
     texts: &[String],
     budget: &ContextBudget,
     opts: &DelegateTurnOptions,
@@ -792,7 +793,7 @@ fn fast_path_agrees(
     )
     .expect("quick path");
     if let Some(q) = quick {
-        let full = assess(ctx, budget, opts)
+        let full = decide(ctx, budget, opts)
             .expect("assess")
             .preparation(budget);
         same(
@@ -805,7 +806,7 @@ fn fast_path_agrees(
 
 fn check_outcome(
     out: &DelegateTurnOutcome,
-    a: &delegate_context::compaction::turn::Assessment,
+    a: &Decision,
     texts: &[String],
     new_texts: &[String],
     new_facts: &[MessageFacts],
@@ -841,7 +842,7 @@ fn check_outcome(
             assert_eq!(out.context_compactions, 0);
             assert!(!out.context_degraded);
             if a.action == TurnAction::Unchanged {
-                assert!(a.tokens < a.threshold);
+                assert!(a.assessment.tokens < a.assessment.threshold);
             } else {
                 // degrade found nothing to drop: the whole context fits
                 assert_eq!(out.tokens_after, sum);
@@ -864,7 +865,7 @@ fn check_outcome(
                 out.outcome,
                 budget.hard_limit
             );
-            assert!(sum < a.fit_limit.max(1) || a.fit_limit == 0);
+            assert!(sum < a.assessment.fit_limit.max(1) || a.assessment.fit_limit == 0);
             // the new message is the summary / note, right after the brief
             assert!(matches!(out.messages.get(1), Some(Item::New(_))));
             let note = &new_facts[1];

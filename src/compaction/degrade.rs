@@ -19,11 +19,12 @@
 
 use std::ops::Range;
 
+use super::assess::Assessment;
+use super::compose::summary_message;
 use super::context::{DelegateContext, Item};
-use super::prepare::FileOps;
-use super::turn::{
-    summary_message, Assessment, DegradeReason, DelegateTurnOutcome, TurnOutcomeKind,
-};
+use super::file_ops::FileOps;
+use super::plan::CompactionPlan;
+use super::turn::{DegradeReason, DelegateTurnOutcome, TurnOutcomeKind};
 use crate::budget::ContextBudget;
 use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, SummaryMarks};
@@ -37,6 +38,8 @@ pub const NOTE_MAX_FILES: usize = 20;
 pub struct DegradeInput<'a> {
     pub ctx: &'a DelegateContext,
     pub assessment: &'a Assessment,
+    /// The boundary's plan, if it had one (what a fresh summary covers).
+    pub plan: Option<&'a CompactionPlan>,
     pub budget: &'a ContextBudget,
     pub model_id: &'a str,
     pub now: f64,
@@ -224,9 +227,7 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
             return true;
         }
         fresh_summary
-            && assessment
-                .plan
-                .as_ref()
+            && d.plan
                 .is_some_and(|p| p.history_range().contains(&i) || p.prefix_range().contains(&i))
     };
     let all_files = {
@@ -367,10 +368,7 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
             tokens_after: after,
             hard_limit: d.budget.hard_limit,
             turn: assessment.turn,
-            is_split_turn: assessment
-                .plan
-                .as_ref()
-                .is_some_and(|p| !p.prefix_range().is_empty()),
+            is_split_turn: d.plan.is_some_and(|p| !p.prefix_range().is_empty()),
             summarized_messages: summarized,
             dropped_messages: dropped,
             dropped_tokens,

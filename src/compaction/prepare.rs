@@ -1,26 +1,17 @@
 //! ADR 0299 clause 3 (via host-contract §3): pi-agent-core 0.85.1's `prepareCompaction`
-//! over a delegate's context: what is summarized, what is the split turn's prefix, what
-//! is kept verbatim, and which files were read or modified. Every part is a range of the
-//! context, so a caller maps it onto its own message objects (nothing is copied).
-//!
-//! Differences from pi, forced by working on messages instead of session entries:
-//! - pi reads the previous summary from the last `compaction` *entry*; here the last
-//!   `compactionSummary` *message* plays that role. `previousSummary` is its `summary`,
-//!   and only the messages after it are compactable (what lies before it is already
-//!   summarized, as in pi). `compactableStart` says where that region begins.
-//! - pi seeds `fileOps` from the previous compaction entry's `details.readFiles` /
-//!   `details.modifiedFiles`. A host's `compactionSummary` message has no `details`;
-//!   when it does (the ones this library writes carry them), they seed `fileOps` exactly
-//!   as pi's entry would; otherwise `fileOps` come from the messages alone.
+//! over a delegate's context, as the package exports it: the plan's ranges
+//! ([`super::plan`]), `tokensBefore`, the previous summary and the file operations
+//! ([`super::file_ops`]), with pi's `CompactionSettings`; and many prefixes of one context
+//! planned at once ([`compaction_plans`]). Where messages force a difference from pi's
+//! session entries, those two modules say so.
 
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
 use super::context::DelegateContext;
-use super::cut::{cut_result, find_cut_point, CutPoint};
-use crate::facts::{FileOpKind, MessageFacts};
+use super::file_ops::FileOps;
+use super::plan::plan_compaction;
 use crate::message::Extra;
-use crate::role::Role;
 use crate::tokens::{usage_anchor, Anchor};
 
 /// pi's `DEFAULT_COMPACTION_SETTINGS.reserveTokens`.
@@ -69,70 +60,6 @@ impl CompactionSettings {
     }
 }
 
-/// pi's `FileOperations` with its `Set`s as arrays in insertion order.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Tsify)]
-pub struct FileOps {
-    pub read: Vec<String>,
-    pub written: Vec<String>,
-    pub edited: Vec<String>,
-}
-
-fn add_unique(set: &mut Vec<String>, v: &str) {
-    if !set.iter().any(|x| x == v) {
-        set.push(v.to_string());
-    }
-}
-
-impl FileOps {
-    /// pi's `extractFileOpsFromMessage` for one message's facts.
-    pub fn add_message(&mut self, facts: &MessageFacts) {
-        for (kind, path) in &facts.file_ops {
-            match kind {
-                FileOpKind::Read => add_unique(&mut self.read, path),
-                FileOpKind::Write => add_unique(&mut self.written, path),
-                FileOpKind::Edit => add_unique(&mut self.edited, path),
-            }
-        }
-    }
-
-    /// Seed from a previous summary's marks (`readFiles` → read, `modifiedFiles` →
-    /// edited), as pi does from its previous compaction entry.
-    pub fn add_summary(&mut self, facts: &MessageFacts) {
-        if let Some(s) = &facts.summary {
-            for p in &s.read_files {
-                add_unique(&mut self.read, p);
-            }
-            for p in &s.modified_files {
-                add_unique(&mut self.edited, p);
-            }
-        }
-    }
-
-    /// pi's `computeFileLists`: `(readFiles, modifiedFiles)`, read-only files are those
-    /// read and never modified; both sorted as JavaScript's default `sort()` does
-    /// (by UTF-16 code units).
-    pub fn file_lists(&self) -> (Vec<String>, Vec<String>) {
-        let mut modified: Vec<String> = Vec::new();
-        for p in self.edited.iter().chain(self.written.iter()) {
-            add_unique(&mut modified, p);
-        }
-        let mut read: Vec<String> = self
-            .read
-            .iter()
-            .filter(|p| !modified.contains(p))
-            .cloned()
-            .collect();
-        crate::order::sort_by(&mut read, |a, b| js_cmp(a, b));
-        crate::order::sort_by(&mut modified, |a, b| js_cmp(a, b));
-        (read, modified)
-    }
-}
-
-/// JavaScript's default string order: UTF-16 code unit by code unit.
-pub fn js_cmp(a: &str, b: &str) -> std::cmp::Ordering {
-    a.encode_utf16().cmp(b.encode_utf16())
-}
-
 /// pi's `tokensBefore`: `estimateContextTokens` over the context messages of `0..end`
 /// (errored, aborted and deferred assistants excluded).
 pub fn tokens_before(ctx: &DelegateContext, end: usize) -> f64 {
@@ -146,143 +73,6 @@ pub fn tokens_before(ctx: &DelegateContext, end: usize) -> f64 {
         Ok(Anchor::Missing { trailing }) => trailing as f64,
         Err(never) => match never {},
     }
-}
-
-/// Index of the last `compactionSummary` before `end`.
-pub fn last_summary_before(ctx: &DelegateContext, end: usize) -> Option<usize> {
-    match ctx.last_summary() {
-        Some(k) if k < end => Some(k),
-        Some(_) => ctx.facts()[..end.min(ctx.len())]
-            .iter()
-            .rposition(|f| f.role == Role::CompactionSummary),
-        None => None,
-    }
-}
-
-/// A compaction as ranges of the context.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CompactionPlan {
-    /// First compactable message (after the previous summary, or `start`).
-    pub compactable_start: usize,
-    /// The previous `compactionSummary` message, if any.
-    pub previous_summary_index: Option<usize>,
-    /// The cut, with indices into the whole context.
-    pub cut: CutPoint,
-    /// `messagesToSummarize` is `compactable_start..history_end`.
-    pub history_end: usize,
-    /// Exclusive end of the context considered.
-    pub end: usize,
-}
-
-impl CompactionPlan {
-    /// `turnPrefixMessages`: `turnStart..firstKept` of a split turn (else empty).
-    pub fn prefix_range(&self) -> std::ops::Range<usize> {
-        if self.cut.is_split_turn && self.cut.turn_start_index >= 0 {
-            self.cut.turn_start_index as usize..self.cut.first_kept_entry_index
-        } else {
-            0..0
-        }
-    }
-    /// The split turn's prefix without what lies before the compactable region (a
-    /// delegate's pinned brief starts its first turn but is never summarized away).
-    pub fn compactable_prefix_range(&self) -> std::ops::Range<usize> {
-        let p = self.prefix_range();
-        p.start.max(self.compactable_start).min(p.end)..p.end
-    }
-    /// Whether a summary would replace anything.
-    pub fn summarizes_anything(&self) -> bool {
-        !self.history_range().is_empty() || !self.compactable_prefix_range().is_empty()
-    }
-    /// `messagesToSummarize`.
-    pub fn history_range(&self) -> std::ops::Range<usize> {
-        self.compactable_start..self.history_end.max(self.compactable_start)
-    }
-    /// `retainedTail`.
-    pub fn retained_range(&self) -> std::ops::Range<usize> {
-        self.cut.first_kept_entry_index..self.end
-    }
-    /// The previous summary's text.
-    pub fn previous_summary(&self, ctx: &DelegateContext) -> Option<String> {
-        let i = self.previous_summary_index?;
-        ctx.facts()[i].text().summary
-    }
-    /// pi's `extractFileOperations` (+ the split turn's prefix).
-    pub fn file_ops(&self, ctx: &DelegateContext) -> FileOps {
-        let facts = ctx.facts();
-        let mut ops = FileOps::default();
-        if let Some(i) = self.previous_summary_index {
-            ops.add_summary(&facts[i]);
-        }
-        for range in [self.history_range(), self.prefix_range()] {
-            for &i in ctx.file_op_indices(range) {
-                ops.add_message(&facts[i]);
-            }
-        }
-        ops
-    }
-    /// The plan with its cut moved to `index` (a valid cut point after the compactable
-    /// start), the split turn recomputed as pi's `findCutPoint` would for that cut.
-    pub fn with_cut_at(&self, ctx: &DelegateContext, index: usize) -> CompactionPlan {
-        let cut = cut_result(ctx.facts(), self.turn_floor(), index);
-        CompactionPlan {
-            cut,
-            history_end: history_end(&cut),
-            ..*self
-        }
-    }
-    /// Where the cut turn's start is searched down to: after the previous summary, else
-    /// the first message (pi's `boundaryStart`).
-    fn turn_floor(&self) -> usize {
-        self.previous_summary_index.map_or(0, |i| i + 1)
-    }
-}
-
-fn history_end(cut: &CutPoint) -> usize {
-    if cut.is_split_turn {
-        cut.turn_start_index as usize
-    } else {
-        cut.first_kept_entry_index
-    }
-}
-
-/// Plan a compaction of `ctx[..end]` whose compactable region starts after the last
-/// `compactionSummary` at or after `start` (or at `start`). `max_cut` moves the cut back
-/// to at most that index (ADR 0136 retention of an active turn); `None` keeps pi's cut.
-/// Returns `None` where pi returns `undefined`: nothing to compact, or the newest message
-/// is itself a summary.
-pub fn plan_compaction(
-    ctx: &DelegateContext,
-    start: usize,
-    end: usize,
-    keep_recent_tokens: f64,
-    max_cut: Option<usize>,
-) -> Option<CompactionPlan> {
-    let facts = ctx.facts();
-    let end = end.min(facts.len());
-    if end == 0 || start >= end || facts[end - 1].role == Role::CompactionSummary {
-        return None;
-    }
-    let previous = last_summary_before(ctx, end).filter(|&i| i >= start);
-    let compactable_start = previous.map_or(start, |i| i + 1);
-    let turn_floor = previous.map_or(0, |i| i + 1);
-    let mut cut = find_cut_point(ctx, compactable_start, end, keep_recent_tokens, turn_floor);
-    if let Some(limit) = max_cut {
-        if limit >= compactable_start && cut.first_kept_entry_index > limit {
-            cut = cut_result(facts, turn_floor, limit);
-        }
-    }
-    Some(CompactionPlan {
-        compactable_start,
-        previous_summary_index: previous,
-        cut,
-        history_end: history_end(&cut),
-        end,
-    })
-}
-
-/// `plan` with its cut moved to `index` (see [`CompactionPlan::with_cut_at`]).
-pub fn with_cut_at(ctx: &DelegateContext, plan: &CompactionPlan, index: usize) -> CompactionPlan {
-    plan.with_cut_at(ctx, index)
 }
 
 /// pi's `prepareCompaction` result as ranges of the input (the binding maps each range
@@ -344,7 +134,7 @@ pub fn prepare_compaction(
         is_split_turn: plan.cut.is_split_turn,
         tokens_before: tokens_before(ctx, plan.end),
         previous_summary: plan.previous_summary(ctx),
-        file_ops: plan.file_ops(ctx),
+        file_ops: FileOps::of_plan(&plan, ctx),
         settings: settings.clone(),
         compactable_start: plan.compactable_start,
         first_kept_index: plan.cut.first_kept_entry_index,
@@ -406,7 +196,7 @@ pub fn compaction_plans(
                     history_end: plan.history_end,
                     tokens_before: tokens_before(ctx, end),
                     previous_summary: plan.previous_summary(ctx),
-                    file_ops: plan.file_ops(ctx),
+                    file_ops: FileOps::of_plan(&plan, ctx),
                 },
             }
         })
@@ -457,11 +247,5 @@ mod tests {
         last.push(json!({"role": "compactionSummary", "summary": "s"}));
         assert!(prepare_compaction(&ctx(last), &CompactionSettings::new(1.0, 1.0)).is_none());
         assert!(prepare_compaction(&ctx(vec![]), &CompactionSettings::new(1.0, 1.0)).is_none());
-    }
-
-    #[test]
-    fn js_sort_order_is_utf16() {
-        // U+FF5E (one unit, 0xFF5E) sorts after U+1F600 (surrogates 0xD83D...) in JS.
-        assert_eq!(js_cmp("\u{1F600}", "\u{FF5E}"), std::cmp::Ordering::Less);
     }
 }

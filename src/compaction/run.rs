@@ -237,40 +237,16 @@ impl Lock {
 // ---------------------------------------------------------------- the run
 
 /// What `createPrepareNextTurn`'s `onOutcome` receives after each boundary: this step's
-/// outcome (without its messages) and the run's counts so far. Written for JavaScript
-/// with the run's `boundaries`, `contextCompactions` and `contextDegraded` also at the
-/// top level, read from [`DelegateTurnReport::run`].
+/// outcome and the run's counts so far. Written for JavaScript as the outcome's figures
+/// (not its messages, its turn or its own counts) with the run's `boundaries`,
+/// `contextCompactions` and `contextDegraded` at the top level, read from
+/// [`DelegateTurnReport::run`], and the run's counts again under `run`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct DelegateTurnReport {
-    pub outcome: TurnOutcomeKind,
-    pub tokens_before: u64,
-    pub tokens_after: u64,
-    pub hard_limit: u64,
-    pub summarized_messages: usize,
-    pub dropped_messages: usize,
-    pub dropped_tokens: u64,
-    pub reason: Option<DegradeReason>,
-    pub summary_error: Option<String>,
+pub struct DelegateTurnReport<'o> {
+    /// This step's outcome.
+    pub outcome: &'o DelegateTurnOutcome,
     /// The run's counts so far, this step included.
     pub run: RunTally,
-}
-
-impl DelegateTurnReport {
-    /// The report of step `out` in a run whose counts (this step included) are `run`.
-    pub fn new(out: &DelegateTurnOutcome, run: &RunTally) -> Self {
-        DelegateTurnReport {
-            outcome: out.outcome,
-            tokens_before: out.tokens_before,
-            tokens_after: out.tokens_after,
-            hard_limit: out.hard_limit,
-            summarized_messages: out.summarized_messages,
-            dropped_messages: out.dropped_messages,
-            dropped_tokens: out.dropped_tokens,
-            reason: out.reason,
-            summary_error: out.summary_error.clone(),
-            run: run.clone(),
-        }
-    }
 }
 
 /// What `createPrepareNextTurn`'s `onOutcome` receives after each boundary.
@@ -302,18 +278,19 @@ struct DelegateTurnReportJs {
     run: RunTally,
 }
 
-impl Serialize for DelegateTurnReport {
+impl Serialize for DelegateTurnReport<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let out = self.outcome;
         DelegateTurnReportJs {
-            outcome: self.outcome,
-            tokens_before: self.tokens_before,
-            tokens_after: self.tokens_after,
-            hard_limit: self.hard_limit,
-            summarized_messages: self.summarized_messages,
-            dropped_messages: self.dropped_messages,
-            dropped_tokens: self.dropped_tokens,
-            reason: self.reason,
-            summary_error: self.summary_error.clone(),
+            outcome: out.outcome,
+            tokens_before: out.tokens_before,
+            tokens_after: out.tokens_after,
+            hard_limit: out.hard_limit,
+            summarized_messages: out.summarized_messages,
+            dropped_messages: out.dropped_messages,
+            dropped_tokens: out.dropped_tokens,
+            reason: out.reason,
+            summary_error: out.summary_error.clone(),
             boundaries: self.run.boundaries,
             context_compactions: self.run.context_compactions,
             context_degraded: self.run.context_degraded,
@@ -388,9 +365,12 @@ impl<K: PartialEq> Run<K> {
     }
 
     /// Count the boundary `out` and report it.
-    pub fn record(&mut self, out: &DelegateTurnOutcome) -> DelegateTurnReport {
+    pub fn record<'o>(&mut self, out: &'o DelegateTurnOutcome) -> DelegateTurnReport<'o> {
         self.tally.record(out);
-        DelegateTurnReport::new(out, &self.tally)
+        DelegateTurnReport {
+            outcome: out,
+            run: self.tally.clone(),
+        }
     }
 }
 
@@ -491,7 +471,8 @@ mod tests {
         let mut run: Run<()> = Run::new(config(None, None), None);
         run.record(&outcome(TurnOutcomeKind::Unchanged, false, 0));
         run.record(&outcome(TurnOutcomeKind::Compacted, false, 0));
-        let report = run.record(&outcome(TurnOutcomeKind::Degraded, true, 4));
+        let degraded = outcome(TurnOutcomeKind::Degraded, true, 4);
+        let report = run.record(&degraded);
         let want = RunTally {
             boundaries: 3,
             context_compactions: 2,
@@ -502,11 +483,12 @@ mod tests {
         assert_eq!((run.tally(), &report.run), (&want, &want));
         // a hook on the fallback model continues the run: still degraded
         let mut next: Run<()> = Run::new(config(None, None), Some(&report.run));
-        let report = next.record(&outcome(TurnOutcomeKind::Unchanged, false, 0));
+        let unchanged = outcome(TurnOutcomeKind::Unchanged, false, 0);
+        let report = next.record(&unchanged);
         assert_eq!(report.run.boundaries, 4);
         assert_eq!(report.run.context_compactions, 2);
         assert!(report.run.context_degraded);
-        assert_eq!(report.outcome, TurnOutcomeKind::Unchanged);
+        assert_eq!(report.outcome.outcome, TurnOutcomeKind::Unchanged);
     }
 
     #[test]
@@ -530,8 +512,8 @@ mod tests {
                 "run": run_json
             })
         );
-        let quiet = run.record(&outcome(TurnOutcomeKind::Unchanged, false, 0));
-        let quiet = serde_json::to_value(&quiet).unwrap();
+        let unchanged = outcome(TurnOutcomeKind::Unchanged, false, 0);
+        let quiet = serde_json::to_value(run.record(&unchanged)).unwrap();
         assert!(quiet.get("reason").is_none() && quiet.get("summaryError").is_none());
         assert_eq!(quiet["boundaries"], 2);
         assert_eq!(quiet["run"]["boundaries"], 2);

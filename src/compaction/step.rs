@@ -1,6 +1,9 @@
-//! ADR 0299 clauses 3–5 as a state machine: a turn boundary begins, asks for the summary
-//! request(s) it needs one at a time, interprets each reply, and ends with an outcome
-//! (unchanged, compacted, degraded) or clause 5's `SUBAGENT_CONTEXT_OVERFLOW`.
+//! ADR 0299 clauses 3–5 as a state machine, in the seed's order: a turn boundary
+//! assesses its context ([`super::assess`]), plans the cut ([`super::plan`]), requests
+//! the summary ([`super::request`]; one request at a time, each reply interpreted here)
+//! and composes the compacted context ([`super::compose`]); when no summary can be had
+//! or the result does not fit, it degrades (clause 4, [`super::degrade`]), and when even
+//! that does not fit it fails with clause 5's `SUBAGENT_CONTEXT_OVERFLOW`.
 //!
 //! ```text
 //! let mut turn = Turn::begin(&ctx, &budget, model_id, &options)?;
@@ -14,25 +17,28 @@
 //!
 //! The async drivers (`runDelegateTurn`, the pi `Agent` hook) only await the host's
 //! `summarize` between [`Turn::next`] calls; every rule (what a failed summary is, when
-//! to degrade, the counts) lives here and in [`super::turn`] / [`super::degrade`].
+//! to degrade, the counts) lives here and in the steps' modules.
 //!
 //! A reply is a failed summary (the turn degrades, clause 4) when it is blank, an
 //! assistant message that stopped with `error` or `aborted`, or a rejection of any kind,
 //! including an `AbortError` the host's own request raised: only the run's own signals
 //! (or the Agent's) abort the run, and the driver reports those as [`Reply::RunAborted`].
 
+use super::assess::{assess, Assessment};
+use super::compose::{compose_compacted, summary_cannot_help};
 use super::context::DelegateContext;
 use super::degrade::{degrade, DegradeInput};
-use super::summary::{SummaryKind, SummaryRequest};
+use super::plan::{plan_boundary, CompactionPlan};
+use super::request::summary_requests;
 use super::turn::{
-    assess, compose_compacted, Assessment, DegradeReason, DelegateTurnOptions, DelegateTurnOutcome,
-    SummaryAnswer, TurnAction,
+    DegradeReason, DelegateTurnOptions, DelegateTurnOutcome, DelegateTurnPreparation,
+    SummaryAnswer, SummaryKind, SummaryRequest, TurnAction,
 };
 use crate::budget::ContextBudget;
 use crate::error::{Error, Result};
-use crate::stop_reason::StopReason;
 #[cfg(not(target_arch = "wasm32"))]
-use {super::turn::DelegateTurnPreparation, crate::message::AgentMessage};
+use crate::message::AgentMessage;
+use crate::stop_reason::StopReason;
 
 /// Everything a host's summarizer can answer.
 #[derive(Clone, Debug, PartialEq)]
@@ -107,23 +113,90 @@ impl Reply {
     }
 }
 
-/// Whether the compacted context cannot fit whatever the summary says: the brief and the
-/// retained messages alone reach the limit.
-fn summary_cannot_help(ctx: &DelegateContext, a: &Assessment) -> bool {
-    a.plan.as_ref().is_some_and(|p| {
-        ctx.tokens(0..1)
-            .saturating_add(ctx.tokens(p.retained_range()))
-            .saturating_add(a.overhead)
-            >= a.fit_limit
-    })
-}
-
 /// The failure of a summary that came back empty (or was not given).
 fn missing(kind: Option<SummaryKind>) -> String {
     match kind {
         Some(SummaryKind::TurnPrefix) => "the turn prefix summary is missing or empty".into(),
         _ => "the history summary is missing or empty".into(),
     }
+}
+
+/// Everything a boundary decides before any summary: the first three steps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision {
+    /// Step 1: the context's size, the threshold, the turn.
+    pub assessment: Assessment,
+    /// Step 2: the cut (absent below the threshold, or with nothing to compact).
+    pub plan: Option<CompactionPlan>,
+    /// Step 3: the summary request(s) to send, in order.
+    pub requests: Vec<SummaryRequest>,
+    pub action: TurnAction,
+    pub reason: Option<DegradeReason>,
+}
+
+impl Decision {
+    /// The preparation a host sees (`prepareDelegateTurn`).
+    pub fn preparation(&self, budget: &ContextBudget) -> DelegateTurnPreparation {
+        let (split, summarized, retained) = match &self.plan {
+            Some(p) if self.action == TurnAction::Summarize => (
+                !p.prefix_range().is_empty(),
+                p.history_range().len() + p.compactable_prefix_range().len(),
+                p.retained_range().len(),
+            ),
+            _ => (false, 0, 0),
+        };
+        let a = &self.assessment;
+        DelegateTurnPreparation {
+            action: self.action,
+            tokens: a.tokens,
+            threshold: a.threshold,
+            hard_limit: budget.hard_limit,
+            turn: a.turn,
+            requests: self.requests.clone(),
+            is_split_turn: split,
+            summarized_messages: summarized,
+            retained_messages: retained,
+            reason: self.reason,
+        }
+    }
+}
+
+/// The decision before any summary: assess; at the threshold, plan the cut (with
+/// `reserveTokens = requestHeadroom` and the budget's `keepRecentTokens`, retaining an
+/// active turn) and build the summary request(s); the boundary degrades when there is
+/// nothing to summarize or the request cannot fit.
+///
+/// Errors: `INVALID_INPUT` when the context is empty or does not start with the brief.
+pub fn decide(
+    ctx: &DelegateContext,
+    budget: &ContextBudget,
+    options: &DelegateTurnOptions,
+) -> Result<Decision> {
+    let assessment = assess(ctx, budget, options)?;
+    let mut d = Decision {
+        plan: None,
+        requests: Vec::new(),
+        action: TurnAction::Unchanged,
+        reason: None,
+        assessment,
+    };
+    if !d.assessment.reached() {
+        return Ok(d);
+    }
+    d.action = TurnAction::Degrade;
+    d.plan = plan_boundary(ctx, budget.keep_recent_tokens as f64, d.assessment.active);
+    let Some(plan) = &d.plan else {
+        d.reason = Some(DegradeReason::NothingToSummarize);
+        return Ok(d);
+    };
+    match summary_requests(ctx, plan, budget, options) {
+        Ok(requests) => {
+            d.requests = requests;
+            d.action = TurnAction::Summarize;
+        }
+        Err(reason) => d.reason = Some(reason),
+    }
+    Ok(d)
 }
 
 /// What the driver does next.
@@ -138,7 +211,7 @@ pub enum Next<'t> {
 /// One turn boundary in progress.
 #[derive(Debug)]
 pub struct Turn {
-    assessment: Assessment,
+    decision: Decision,
     budget: ContextBudget,
     model_id: String,
     options: DelegateTurnOptions,
@@ -159,7 +232,7 @@ impl Turn {
         options: &DelegateTurnOptions,
     ) -> Result<Turn> {
         Ok(Turn {
-            assessment: assess(ctx, budget, options)?,
+            decision: decide(ctx, budget, options)?,
             budget: *budget,
             model_id: model_id.to_string(),
             options: options.clone(),
@@ -170,17 +243,13 @@ impl Turn {
     }
 
     /// The decision before any summary (`prepareDelegateTurn`).
-    pub fn assessment(&self) -> &Assessment {
-        &self.assessment
+    pub fn decision(&self) -> &Decision {
+        &self.decision
     }
 
     /// Record the reply to the request [`Turn::next`] asked for last.
     pub fn reply(&mut self, reply: Reply) {
-        let kind = self
-            .assessment
-            .requests
-            .get(self.texts.len())
-            .map(|r| r.kind);
+        let kind = self.decision.requests.get(self.texts.len()).map(|r| r.kind);
         match reply.into_summary() {
             Ok(text) => self.texts.push(text),
             Err(NoSummary::Missing) => self.failure = Some(missing(kind)),
@@ -201,7 +270,7 @@ impl Turn {
             self.failure = Some(e);
             return;
         }
-        let kinds: Vec<SummaryKind> = self.assessment.requests.iter().map(|r| r.kind).collect();
+        let kinds: Vec<SummaryKind> = self.decision.requests.iter().map(|r| r.kind).collect();
         for kind in kinds {
             let text = match kind {
                 SummaryKind::History => history.clone(),
@@ -225,10 +294,13 @@ impl Turn {
         if self.aborted {
             return Err(Error::Aborted);
         }
-        let assessment = &self.assessment;
+        let decision = &self.decision;
+        let assessment = &decision.assessment;
+        let plan = decision.plan.as_ref();
         let degrade_input = |summary: Option<String>, reason, summary_error| DegradeInput {
             ctx,
             assessment,
+            plan,
             budget: &self.budget,
             model_id: &self.model_id,
             now: self.options.now.unwrap_or(0.0),
@@ -236,7 +308,7 @@ impl Turn {
             reason,
             summary_error,
         };
-        match assessment.action {
+        match decision.action {
             TurnAction::Unchanged => Ok(Next::Done(DelegateTurnOutcome::unchanged(
                 ctx.len(),
                 assessment.tokens,
@@ -246,13 +318,11 @@ impl Turn {
             ))),
             TurnAction::Degrade => Ok(Next::Done(degrade(degrade_input(
                 None,
-                assessment
-                    .reason
-                    .unwrap_or(DegradeReason::NothingToSummarize),
+                decision.reason.unwrap_or(DegradeReason::NothingToSummarize),
                 None,
             ))?)),
             TurnAction::Summarize => {
-                if self.texts.is_empty() && summary_cannot_help(ctx, assessment) {
+                if self.texts.is_empty() && summary_cannot_help(ctx, assessment, plan) {
                     // the brief and the retained turn alone are over the limit, and even the
                     // degraded context would not fit: fail now, without a summary request
                     degrade(degrade_input(None, DegradeReason::StillOverLimit, None))?;
@@ -264,10 +334,17 @@ impl Turn {
                         Some(why.clone()),
                     ))?));
                 }
-                if let Some(request) = assessment.requests.get(self.texts.len()) {
+                if let Some(request) = decision.requests.get(self.texts.len()) {
                     return Ok(Next::Summarize(request));
                 }
-                match compose_compacted(ctx, assessment, &self.budget, &self.options, &self.texts) {
+                match compose_compacted(
+                    ctx,
+                    assessment,
+                    plan,
+                    &self.budget,
+                    &self.options,
+                    &self.texts,
+                ) {
                     Ok(outcome) => Ok(Next::Done(outcome)),
                     Err(summary) => Ok(Next::Done(degrade(degrade_input(
                         Some(summary),
@@ -292,7 +369,7 @@ pub fn prepare_delegate_turn(
     options: &DelegateTurnOptions,
 ) -> Result<DelegateTurnPreparation> {
     let ctx = DelegateContext::from_messages(messages)?;
-    Ok(assess(&ctx, budget, options)?.preparation(budget))
+    Ok(decide(&ctx, budget, options)?.preparation(budget))
 }
 
 /// The second half over typed messages: the final context for the summary text(s) given

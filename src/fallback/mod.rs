@@ -19,8 +19,8 @@ use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
 use crate::budget::{context_budget, validate_model, BudgetModel, ContextBudget};
+use crate::compaction::assess::boundary_tokens;
 use crate::compaction::context::DelegateContext;
-use crate::compaction::turn::boundary_tokens;
 use crate::error::{Error, Result};
 use crate::message::Extra;
 

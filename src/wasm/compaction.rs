@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 use super::convert::{from_js, index_arg, number_arg, settings_from_js, throw, to_js};
 use super::host_context::HostContext;
 use crate::compaction::prepare;
-use crate::compaction::summary::serialize_facts;
+use crate::compaction::request::serialize_facts;
 use crate::compaction::tally::{report_for_parent as core_report, ReportInput};
 
 /// pi-agent-core's `findCutPoint(entries, startIndex, endIndex, keepRecentTokens)` over
@@ -37,7 +37,7 @@ pub fn find_cut_point(
     let ctx = throw(HostContext::of(&messages, "messages"))?;
     let end = index_arg(end_index, "endIndex", ctx.len())?;
     let start = index_arg(start_index, "startIndex", end)?;
-    to_js(&crate::compaction::cut::find_cut_point(
+    to_js(&crate::compaction::plan::find_cut_point(
         ctx.core(),
         start,
         end,

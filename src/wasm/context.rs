@@ -14,8 +14,8 @@ use super::convert::{
 use super::host_context::{HostContext, Synced};
 use super::turn::{complete, drive_turn, prepare, read_config, TurnDriver};
 use crate::compaction::prepare::{self, CompactionSettings};
+use crate::compaction::request::serialize_facts;
 use crate::compaction::run::{Holder, Lock};
-use crate::compaction::summary::serialize_facts;
 use crate::compaction::turn::SummaryAnswer;
 
 /// One delegate's context, kept in wasm memory between turns (ADR 0299 clauses 3–5).
@@ -145,7 +145,7 @@ impl DelegateContextHandle {
         let keep = number_arg(keep_recent_tokens, "keepRecentTokens")?;
         let end = range_arg(end_index, "endIndex", ctx.len(), ctx.len())?;
         let start = range_arg(start_index, "startIndex", 0, end)?;
-        to_js(&crate::compaction::cut::find_cut_point(
+        to_js(&crate::compaction::plan::find_cut_point(
             ctx.core(),
             start,
             end,

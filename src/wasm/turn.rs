@@ -24,11 +24,12 @@ use super::host::{self, HostArray};
 use super::host_context::HostContext;
 use super::messages::{facts_at, last_index_of_role};
 use crate::budget::ContextBudget;
+use crate::compaction::assess::unchanged_below_threshold;
 use crate::compaction::run::{Run, Settled, TurnConfig};
 use crate::compaction::tally::RunTally;
 use crate::compaction::turn::{
-    unchanged_below_threshold, DelegateTurnOptions, DelegateTurnOutcome, DelegateTurnPreparation,
-    SummaryAnswer, TurnOutcomeKind,
+    DelegateTurnOptions, DelegateTurnOutcome, DelegateTurnPreparation, SummaryAnswer,
+    TurnOutcomeKind,
 };
 use crate::compaction::{Next, Reply};
 use crate::error::Error;
@@ -85,7 +86,7 @@ pub fn read_config(input: &JsValue, path: &str) -> Result<TurnConfig, Error> {
 /// The boundary decision over `ctx` (`prepareDelegateTurn`, `DelegateContext.prepareTurn`).
 pub fn prepare(config: &TurnConfig, ctx: &HostContext) -> Result<JsValue, JsValue> {
     let turn = throw(config.begin(ctx.core(), js_sys::Date::now()))?;
-    to_js(&turn.assessment().preparation(&config.budget))
+    to_js(&turn.decision().preparation(&config.budget))
 }
 
 /// The second half over `ctx` with `answer` (`completeDelegateTurn`,

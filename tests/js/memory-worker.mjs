@@ -87,14 +87,16 @@ const glue = readFileSync(gluePath, "utf8");
 
 const tick = () => new Promise((r) => setImmediate(r));
 const released = () => Object.values(handles).reduce((n, c) => n + c.released, 0);
-/** Full collections until the FinalizationRegistry callbacks stop releasing (4 to 30). */
+/** Full collections until the FinalizationRegistry callbacks stop releasing: three rounds
+ *  in a row that release nothing (at most 60 rounds). One quiet round was not enough on a
+ *  loaded machine, where callbacks can lag a round behind the collection. */
 async function settleHeap() {
-  for (let i = 0, last = -1; i < 30; i++) {
+  for (let i = 0, last = -1, quiet = 0; i < 60 && quiet < 3; i++) {
     globalThis.gc();
     await tick(); // FinalizationRegistry callbacks run between tasks
     await new Promise((r) => setTimeout(r, 5));
     const now = released();
-    if (i >= 3 && now === last) break;
+    quiet = now === last ? quiet + 1 : 0;
     last = now;
   }
 }

@@ -30,7 +30,7 @@
 //   and a second delegate of the same size does not grow the memory (wasmNet <= +1 MiB,
 //   measured 0); one prepareTurn over it (200k window) peaks at <= 1.5x the JSON (measured
 //   1.21x, 0.9 s; it was 2.6x and 6-7 s while the summary request serialized all 100,000
-//   messages before keeping the newest that fit: src/compaction/summary.rs request_parts).
+//   messages before keeping the newest that fit: src/compaction/request.rs request_parts).
 import test from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";

@@ -65,7 +65,7 @@ impl Registry {
                 let delegation_id = self.fresh_id()?;
                 let key = self.fresh_id_besides(&delegation_id)?;
                 let binding = input.binding.clone().unwrap_or_default();
-                let last_active = self.bump();
+                let last_active = self.now();
                 self.open_chain(Chain {
                     key,
                     agent: agent.clone(),
@@ -117,7 +117,7 @@ impl Registry {
                     definition.as_deref(),
                 );
                 let delegation_id = self.fresh_id()?;
-                let last_active = self.bump();
+                let last_active = self.now();
                 self.begin_run(&key, new_run(delegation_id.clone()), last_active);
                 let Some(chain) = self.chains.get_mut(&key) else {
                     return Err(vanished(&target.delegation_id));
@@ -189,7 +189,7 @@ impl Registry {
         let replayable = run_rows
             .as_deref()
             .map(|run_rows| replays_anything(run_rows, &chain.brief));
-        let at = self.bump();
+        let at = self.now();
         let evicted = self.finish_run(
             &key,
             run_index,
@@ -208,10 +208,11 @@ impl Registry {
 
     // ---------------------------------------------------------------------- transitions
 
-    pub(super) fn bump(&mut self) -> u64 {
-        let now = self.tick;
-        self.tick += 1;
-        now
+    /// The time of the next start or settle. The transition itself moves the clock past
+    /// it ([`Registry::open_chain`], [`Registry::begin_run`], [`Registry::finish_run`]),
+    /// as it does for a replayed event's time.
+    pub(super) fn now(&self) -> u64 {
+        self.tick
     }
 
     pub(super) fn fresh_id(&mut self) -> Result<String> {

@@ -1,11 +1,11 @@
-//! ADR 0299 clause 3 (via host-contract §3): the summary request a delegate's
-//! compaction sends, built ready for the host to pass to its provider (the host owns
-//! the network), and the summary text that comes back, combined as pi does.
+//! ADR 0299 clause 3 (via host-contract §3), the third step of a boundary: request the
+//! summary. The summary request(s) a delegate's compaction sends for its plan, built
+//! ready for the host to pass to its provider (the host owns the network).
 //!
 //! The prompts, `convertToLlm` + `serializeConversation` (tool results cut to 2,000
 //! characters), the `<conversation>` / `<previous-summary>` wrapping, the maxTokens
-//! formulas, the split-turn prefix request, the split-turn combination and
-//! `formatFileOperations` are pi-agent-core 0.85.1's, character for character.
+//! formulas and the split-turn prefix request are pi-agent-core 0.85.1's, character for
+//! character.
 //!
 //! One addition (field notes: pi #1796, #8196): the request is bounded so that
 //! `ceil((systemPrompt + prompt) / 4) + maxTokens <= contextWindow`. When pi's text is
@@ -14,9 +14,10 @@
 //! a previous summary may use at most half of the space. A request that cannot fit even
 //! empty is not built (the caller degrades).
 
-use serde::Serialize;
-use tsify::Tsify;
-
+use super::context::DelegateContext;
+use super::plan::CompactionPlan;
+use super::turn::{DegradeReason, DelegateTurnOptions, SummaryKind, SummaryRequest};
+use crate::budget::ContextBudget;
 use crate::facts::MessageFacts;
 use crate::js_text::{utf16_len, utf16_prefix};
 use crate::message::AgentMessage;
@@ -121,8 +122,6 @@ Be concise. Focus on what's needed to understand the kept suffix.";
 pub const BOUNDED_THINKING_CHARS: usize = 1000;
 /// Any other part kept when a request must be bounded.
 pub const BOUNDED_PART_CHARS: usize = 4000;
-/// What pi's history slot says when a split turn has no earlier history.
-pub const NO_PRIOR_HISTORY: &str = "No prior history.";
 
 const THINKING_LABEL: &str = "[Assistant thinking]: ";
 /// How a summary request shows the delegate's task brief (context, not conversation).
@@ -145,34 +144,6 @@ pub fn serialize_facts<'f>(facts: impl IntoIterator<Item = &'f MessageFacts>) ->
 }
 
 // ---------------------------------------------------------------- the request
-
-/// Which of pi's two summary requests this is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub enum SummaryKind {
-    /// The history summary (`SUMMARIZATION_PROMPT`, or the update prompt after a previous summary).
-    History,
-    /// The split turn's prefix summary (`TURN_PREFIX_SUMMARIZATION_PROMPT`).
-    TurnPrefix,
-}
-
-/// A summary request, ready for the host's provider: `{systemPrompt, messages}` is the
-/// context, `maxTokens` the output cap.
-#[derive(Clone, Debug, PartialEq, Serialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct SummaryRequest {
-    pub kind: SummaryKind,
-    pub system_prompt: String,
-    /// One user message holding the prompt.
-    pub messages: Vec<AgentMessage>,
-    pub max_tokens: u64,
-    /// `ceil((systemPrompt.length + prompt.length) / 4)`; plus maxTokens it is <= the window.
-    pub estimated_input_tokens: u64,
-    /// Whether the conversation (or previous summary) was shortened to fit the window.
-    pub bounded: bool,
-    /// Serialized parts dropped from the oldest end to fit.
-    pub omitted_parts: usize,
-}
 
 /// What to build a request from.
 #[derive(Clone, Debug)]
@@ -430,44 +401,65 @@ pub fn build_summary_request(spec: &SummaryRequestSpec<'_>) -> Option<SummaryReq
     })
 }
 
-// ---------------------------------------------------------------- the answer
+// ---------------------------------------------------------------- a boundary's requests
 
-/// pi's `formatFileOperations(readFiles, modifiedFiles)`.
-pub fn format_file_operations(read: &[String], modified: &[String]) -> String {
-    let mut sections = Vec::new();
-    if !read.is_empty() {
-        sections.push(format!("<read-files>\n{}\n</read-files>", read.join("\n")));
+/// The summary request(s) of a boundary with `plan`: the history summary (when the plan
+/// summarizes history), then the split turn's prefix summary (when the cut splits a
+/// turn), with `reserveTokens = requestHeadroom`, the summarizing model's `maxTokens`
+/// (default: the budget's `maxOutputTokens`) and the delegate's brief as context.
+///
+/// Errors (the reason the boundary degrades instead): `NothingToSummarize` when the plan
+/// has neither; `SummaryRequestTooLarge` when a request cannot fit the window even empty.
+pub fn summary_requests(
+    ctx: &DelegateContext,
+    plan: &CompactionPlan,
+    budget: &ContextBudget,
+    options: &DelegateTurnOptions,
+) -> Result<Vec<SummaryRequest>, DegradeReason> {
+    let facts = ctx.facts();
+    let history = plan.history_range();
+    let prefix = plan.prefix_range();
+    // The brief plus one active tool round: the cut splits the brief's own turn, whose
+    // prefix is the brief alone. pi (and the host app) send that split turn's prefix
+    // summary; the brief itself stays verbatim in front of it.
+    if history.is_empty() && prefix.is_empty() {
+        return Err(DegradeReason::NothingToSummarize);
     }
-    if !modified.is_empty() {
-        sections.push(format!(
-            "<modified-files>\n{}\n</modified-files>",
-            modified.join("\n")
-        ));
-    }
-    if sections.is_empty() {
-        String::new()
-    } else {
-        format!("\n\n{}", sections.join("\n\n"))
-    }
-}
-
-/// pi's `compact` text: for a split turn `history` (or "No prior history.") and the
-/// prefix summary joined under "**Turn Context (split turn):**"; then the file tags.
-pub fn combine_summary(
-    split_prefix: Option<&str>,
-    history: Option<&str>,
-    read: &[String],
-    modified: &[String],
-) -> String {
-    let mut summary = match split_prefix {
-        Some(prefix) => format!(
-            "{}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix}",
-            history.unwrap_or(NO_PRIOR_HISTORY)
-        ),
-        None => history.unwrap_or("").to_string(),
+    let previous = plan.previous_summary(ctx);
+    let brief = facts[0].text().user_text;
+    let spec = |kind, range: std::ops::Range<usize>| {
+        let mut spec = SummaryRequestSpec {
+            kind,
+            // the brief as context, unless the messages start with it (a split first turn)
+            brief: if range.start == 0 {
+                None
+            } else {
+                brief.as_deref()
+            },
+            parts: Vec::new(),
+            previous_summary: previous.as_deref(),
+            custom_instructions: options.custom_instructions.as_deref(),
+            reserve_tokens: budget.request_headroom as f64,
+            model_max_tokens: options
+                .summary_max_tokens
+                .unwrap_or(budget.max_output_tokens as f64),
+            context_window: budget.context_window,
+            now: options.now.unwrap_or(0.0),
+        };
+        spec.parts = request_parts(&facts[range], &spec);
+        spec
     };
-    summary.push_str(&format_file_operations(read, modified));
-    summary
+    let mut wanted = Vec::new();
+    if !history.is_empty() {
+        wanted.push(spec(SummaryKind::History, history));
+    }
+    if !prefix.is_empty() {
+        wanted.push(spec(SummaryKind::TurnPrefix, prefix));
+    }
+    wanted
+        .iter()
+        .map(|s| build_summary_request(s).ok_or(DegradeReason::SummaryRequestTooLarge))
+        .collect()
 }
 
 #[cfg(test)]
