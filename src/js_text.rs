@@ -464,7 +464,7 @@ mod tests {
     #[test]
     fn floats_as_serde_json_words_them() {
         let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut check = |x: f64| {
+        let check = |x: f64| {
             assert_eq!(
                 serde_json_float_text(x),
                 zmij::Buffer::new().format(x),
