@@ -1233,3 +1233,84 @@ fn clause13_chain_conversation() {
         "UNKNOWN_DELEGATION"
     );
 }
+
+/// ADR 0279 clause 4, the model a resumed run continues on: a chain started on `recorded`
+/// is resumed with `candidates` (the host's allowed keys and the definition's binding) or a
+/// binding the host resolved itself. `modelChangedFrom` (and its `MODEL_CHANGED`
+/// diagnostic, naming the new binding by its key, else its model id) only when the run
+/// does not continue on the recorded model.
+#[test]
+fn clause4_model_changed_from_table() {
+    fn b(key: Option<&str>, id: Option<&str>) -> ModelBinding {
+        ModelBinding {
+            key: key.map(Into::into),
+            model_id: id.map(Into::into),
+        }
+    }
+    fn cands(allowed: &[&str], definition: &str) -> Option<ResumeCandidates> {
+        Some(ResumeCandidates {
+            allowed: allowed.iter().map(|s| s.to_string()).collect(),
+            definition_binding: definition.into(),
+        })
+    }
+    let changed = |old: &str, now: &str| {
+        vec![format!(
+            "The chain's model \"{old}\" is no longer available; this run continues on \"{now}\" (modelChangedFrom: {old})."
+        )]
+    };
+    #[allow(clippy::type_complexity)]
+    let table: Vec<(&str, ModelBinding, Option<ResumeCandidates>, Option<ModelBinding>, ModelBinding, Option<&str>, Vec<String>)> = vec![
+        ("recorded key not allowed, the definition is the same key: no change",
+         b(Some("a/x"), Some("x")), cands(&[], "a/x"), None,
+         b(Some("a/x"), Some("x")), None, vec![]),
+        ("recorded key not allowed, the definition another key: changed",
+         b(Some("a/x"), Some("x")), cands(&[], "a/y"), None,
+         b(Some("a/y"), Some("y")), Some("x"), changed("x", "a/y")),
+        ("a model id only, no allowed key of it, the definition the same model: no change",
+         b(None, Some("x")), cands(&["b/y"], "a/x"), None,
+         b(Some("a/x"), Some("x")), None, vec![]),
+        ("a model id only, the definition another model: changed",
+         b(None, Some("x")), cands(&["b/y"], "a/z"), None,
+         b(Some("a/z"), Some("z")), Some("x"), changed("x", "a/z")),
+        ("the host's binding, the same model on another key: no change",
+         b(Some("a/x"), Some("x")), None, Some(b(Some("b/x"), Some("x"))),
+         b(Some("b/x"), Some("x")), None, vec![]),
+        ("the host's binding, another model named by its key",
+         b(Some("a/x"), Some("x")), None, Some(b(Some("b/y"), Some("y"))),
+         b(Some("b/y"), Some("y")), Some("x"), changed("x", "b/y")),
+        ("the host's binding, another model with no key: named by its model id",
+         b(Some("a/x"), None), None, Some(b(None, Some("y"))),
+         b(None, Some("y")), Some("x"), changed("x", "y")),
+        ("nothing given: the recorded binding",
+         b(Some("a/x"), Some("x")), None, None,
+         b(Some("a/x"), Some("x")), None, vec![]),
+    ];
+    for (row, recorded, candidates, host, want, want_from, want_messages) in table {
+        let mut reg = Registry::with_id_source(ids());
+        let first = reg
+            .start(
+                &StartDelegation {
+                    binding: Some(recorded),
+                    ..start("t1", "explorer", "A")
+                },
+                None,
+            )
+            .unwrap();
+        reg.settle(&settle(&first.delegation_id, SettleStatus::Completed, 1))
+            .unwrap();
+        let s = reg
+            .start(
+                &StartDelegation {
+                    candidates,
+                    binding: host,
+                    ..resume("t2", "explorer", &first.delegation_id)
+                },
+                None,
+            )
+            .unwrap();
+        assert_eq!(s.model_binding, want, "{row}");
+        assert_eq!(s.model_changed_from.as_deref(), want_from, "{row}");
+        let messages: Vec<String> = s.diagnostics.iter().map(|d| d.message.clone()).collect();
+        assert_eq!(messages, want_messages, "{row}");
+    }
+}
