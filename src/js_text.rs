@@ -19,7 +19,9 @@
 use serde_json::Value;
 
 mod parse;
+mod write;
 pub use parse::{parse_value, ParseError};
+pub use write::{to_json, Error as WriteError};
 
 /// Parse JSON text the way JavaScript's `JSON.parse` reads numbers: every number is a
 /// double. [`parse_value`] keeps integers as 64-bit integers, and one beyond 2^53 (which
@@ -152,14 +154,8 @@ pub fn js_number_to_string(x: f64) -> String {
             "-Infinity".into()
         };
     }
-    // Rust's `{:e}` prints the shortest round-tripping digits: "d.ddde±x".
-    let sci = format!("{:e}", x.abs());
-    let (mantissa, exp) = match sci.split_once('e') {
-        Some(parts) => parts,
-        None => return sci,
-    };
-    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
-    let e: i32 = exp.parse().unwrap_or(0);
+    let (digits, e) = shortest_digits(x);
+    let digits = digits.as_str();
     let k = digits.len() as i32;
     let n = e + 1; // position of the decimal point relative to the digits
     let mut out = String::new();
@@ -167,7 +163,7 @@ pub fn js_number_to_string(x: f64) -> String {
         out.push('-');
     }
     if k <= n && n <= 21 {
-        out.push_str(&digits);
+        out.push_str(digits);
         out.extend(std::iter::repeat_n('0', (n - k) as usize));
     } else if 0 < n && n <= 21 {
         out.push_str(&digits[..n as usize]);
@@ -176,7 +172,7 @@ pub fn js_number_to_string(x: f64) -> String {
     } else if -6 < n && n <= 0 {
         out.push_str("0.");
         out.extend(std::iter::repeat_n('0', (-n) as usize));
-        out.push_str(&digits);
+        out.push_str(digits);
     } else {
         out.push_str(&digits[..1]);
         if k > 1 {
@@ -186,6 +182,82 @@ pub fn js_number_to_string(x: f64) -> String {
         out.push('e');
         out.push(if n >= 1 { '+' } else { '-' });
         out.push_str(&(n - 1).abs().to_string());
+    }
+    out
+}
+
+/// The shortest digits that read back as `x` (finite, not zero), the closest of them
+/// (a tie rounded up, as V8 does), without the sign, and the exponent of the first:
+/// `x = d.ddd × 10^e`. Read from Rust's `{}`, which prints them without an exponent
+/// ("0.00012", "1000000000000000000000"): one float formatter in the module (`{}` is
+/// there for messages).
+fn shortest_digits(x: f64) -> (String, i32) {
+    let plain = format!("{}", x.abs());
+    let (int, frac) = plain.split_once('.').unwrap_or((&plain, ""));
+    let all: String = [int, frac].concat();
+    let lead = all.bytes().take_while(|&b| b == b'0').count();
+    let digits = all[lead..].trim_end_matches('0').to_string();
+    (digits, int.len() as i32 - lead as i32 - 1)
+}
+
+/// A float as serde_json writes it in its messages (`invalid type: floating point
+/// `1.5``): its formatter's (zmij's) text, `1.0`, `0.00001`, `1e-6`, `1e+16`. The same
+/// shortest digits as [`js_number_to_string`], except a tie between two of them, where
+/// zmij takes the even one; fixed notation for exponents -5 to 15.
+pub fn serde_json_float_text(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    let mut out = String::new();
+    if x.is_sign_negative() {
+        out.push('-');
+    }
+    if x == 0.0 {
+        out.push_str("0.0");
+        return out;
+    }
+    let (mut digits, e) = shortest_digits(x);
+    let k = digits.len();
+    if k > 1 && digits.as_bytes()[k - 1] % 2 == 1 {
+        // x exactly halfway between the digits below and these: the ones below when
+        // they read back as x too
+        let exact: String = format!("{:.1100}", x.abs()).replace('.', "");
+        let exact = exact.trim_start_matches('0');
+        let below = exact.get(..k).unwrap_or_default();
+        let tie = exact.as_bytes().get(k) == Some(&b'5')
+            && exact.bytes().skip(k + 1).all(|b| b == b'0')
+            && below != digits;
+        if tie && format!("{}.{}e{e}", &below[..1], &below[1..]).parse() == Ok(x.abs()) {
+            digits = below.to_string();
+        }
+    }
+    let (digits, k) = (digits.as_str(), k as i32);
+    if (-5..=15).contains(&e) {
+        if e < 0 {
+            out.push_str("0.");
+            out.extend(std::iter::repeat_n('0', (-e - 1) as usize));
+            out.push_str(digits);
+        } else if k - 1 <= e {
+            out.push_str(digits);
+            out.extend(std::iter::repeat_n('0', (e + 1 - k) as usize));
+            out.push_str(".0");
+        } else {
+            out.push_str(&digits[..(e + 1) as usize]);
+            out.push('.');
+            out.push_str(&digits[(e + 1) as usize..]);
+        }
+    } else {
+        out.push_str(&digits[..1]);
+        if k > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        out.push(if e >= 0 { '+' } else { '-' });
+        out.push_str(&e.abs().to_string());
     }
     out
 }
@@ -289,37 +361,6 @@ fn push_json(out: &mut String, v: &Value) {
     }
 }
 
-/// serde_json's output with numbers printed as ECMAScript's `Number::toString` prints
-/// them (`1e+21`, not `1e21`), so a value serialized here is the text `JSON.stringify`
-/// would write for it (apart from integer-like keys, which JavaScript orders first).
-struct JsFormatter;
-
-impl serde_json::ser::Formatter for JsFormatter {
-    fn write_f64<W: ?Sized + std::io::Write>(
-        &mut self,
-        w: &mut W,
-        value: f64,
-    ) -> std::io::Result<()> {
-        w.write_all(js_number_to_string(value).as_bytes())
-    }
-    fn write_f32<W: ?Sized + std::io::Write>(
-        &mut self,
-        w: &mut W,
-        value: f32,
-    ) -> std::io::Result<()> {
-        self.write_f64(w, value as f64)
-    }
-}
-
-/// A serializable value as JSON text, numbers printed as JavaScript prints them.
-pub fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
-    let mut out = Vec::with_capacity(128);
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, JsFormatter);
-    value.serialize(&mut ser)?;
-    // serde_json writes UTF-8 only
-    Ok(String::from_utf8(out).unwrap_or_default())
-}
-
 /// `JSON.stringify(value)` for a value that came from JavaScript.
 pub fn json_stringify(v: &Value) -> String {
     let mut out = String::new();
@@ -415,6 +456,37 @@ mod tests {
         ];
         for (x, want) in cases {
             assert_eq!(js_number_to_string(*x), *want, "{x}");
+        }
+    }
+
+    /// serde_json's float text, compared with its formatter (zmij) on random doubles,
+    /// short decimals and the ties between two shortest candidates (near 2^50).
+    #[test]
+    fn floats_as_serde_json_words_them() {
+        let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+        let check = |x: f64| {
+            assert_eq!(
+                serde_json_float_text(x),
+                zmij::Buffer::new().format(x),
+                "{:e}",
+                x
+            );
+        };
+        for x in [
+            0.0, -0.0, 1.0, 1.5, 100.0, 1e15, 1e16, 1e-5, 1e-6, 5e-324, 1e21, -2.5,
+        ] {
+            check(x);
+        }
+        check(1658206780088562.25); // a tie: zmij writes ...562.2, Number::toString ...562.3
+        check(f64::NAN);
+        check(f64::NEG_INFINITY);
+        for _ in 0..50_000 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            check(f64::from_bits(s));
+            check((s % 1_000_000) as f64 / 10f64.powi((s >> 40) as i32 % 12));
+            check(((s >> 11) % (1 << 53)) as f64 / (1u64 << ((s >> 3) % 6)) as f64);
         }
     }
 

@@ -24,22 +24,72 @@ pub trait Decode: Sized {
     fn decode(v: &Value) -> Result<Self, Bad>;
 }
 
-fn bad(e: serde_json::Error) -> Bad {
-    (String::new(), e.to_string())
+/// serde's message for a bad value, worded as serde_json words it, without serde_json's
+/// error type (issue 17 §7: its `Display` brought every serde_json error code's text and
+/// the I/O errors' texts into the module).
+#[derive(Debug)]
+pub(crate) struct Words(String);
+
+impl std::fmt::Display for Words {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Words {}
+
+impl serde::de::Error for Words {
+    // (serde_json would read a trailing ` at line L column C` as a position: every
+    // message here ends in serde's expectation or a field's name, never in such text)
+    fn custom<T: std::fmt::Display>(msg: T) -> Self {
+        Words(msg.to_string())
+    }
+    // serde_json's own wording of the two (`null`, not `unit value`; its float digits)
+    fn invalid_type(unexp: Unexpected<'_>, exp: &dyn serde::de::Expected) -> Self {
+        Words::custom(format_args!(
+            "invalid type: {}, expected {exp}",
+            JsonUnexpected(unexp)
+        ))
+    }
+    fn invalid_value(unexp: Unexpected<'_>, exp: &dyn serde::de::Expected) -> Self {
+        Words::custom(format_args!(
+            "invalid value: {}, expected {exp}",
+            JsonUnexpected(unexp)
+        ))
+    }
+}
+
+/// A wrong value as serde_json names it: `null` for unit, a float as its shortest
+/// digits as serde_json's formatter writes them, the rest in serde's words.
+struct JsonUnexpected<'a>(Unexpected<'a>);
+
+impl std::fmt::Display for JsonUnexpected<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Unexpected::Unit => f.write_str("null"),
+            Unexpected::Float(x) => write!(
+                f,
+                "floating point `{}`",
+                crate::js_text::serde_json_float_text(x)
+            ),
+            other => other.fmt(f),
+        }
+    }
+}
+
+fn bad(e: Words) -> Bad {
+    (String::new(), e.0)
 }
 
 /// serde's "invalid type" for `v` where `expected` was wanted.
 #[inline(never)]
 pub(crate) fn invalid_type(v: &Value, expected: &str) -> Bad {
-    bad(serde_json::Error::invalid_type(
-        super::unexpected(v),
-        &expected,
-    ))
+    bad(Words::invalid_type(super::unexpected(v), &expected))
 }
 
 #[inline(never)]
 fn invalid_length(len: usize, expected: &str) -> Bad {
-    bad(serde_json::Error::invalid_length(len, &expected))
+    bad(Words::invalid_length(len, &expected))
 }
 
 /// `b` one key further in (`.key` before its path).
@@ -94,13 +144,10 @@ fn unsigned(v: &Value, max: u64, name: &str) -> Result<u64, Bad> {
         (None, Some(i)) => Unexpected::Signed(i),
         (None, None) => {
             let f = n.as_f64().unwrap_or(f64::NAN);
-            return Err(bad(serde_json::Error::invalid_type(
-                Unexpected::Float(f),
-                &name,
-            )));
+            return Err(bad(Words::invalid_type(Unexpected::Float(f), &name)));
         }
     };
-    Err(bad(serde_json::Error::invalid_value(unexpected, &name)))
+    Err(bad(Words::invalid_value(unexpected, &name)))
 }
 
 impl Decode for u64 {
@@ -186,7 +233,7 @@ pub fn variant(v: &Value, names: &'static [&'static str]) -> Result<usize, Bad> 
             match (entries.next(), entries.next()) {
                 (Some((k, value)), None) => (k, Some(value)),
                 _ => {
-                    return Err(bad(serde_json::Error::invalid_value(
+                    return Err(bad(Words::invalid_value(
                         Unexpected::Map,
                         &"map with a single key",
                     )))
@@ -196,7 +243,7 @@ pub fn variant(v: &Value, names: &'static [&'static str]) -> Result<usize, Bad> 
         _ => return Err(invalid_type(v, "string or map")),
     };
     let Some(i) = names.iter().position(|n| n == name) else {
-        return Err(bad(serde_json::Error::unknown_variant(name, names)));
+        return Err(bad(Words::unknown_variant(name, names)));
     };
     match value {
         Some(Value::Null) | None => Ok(i),
@@ -325,7 +372,7 @@ impl<'v> Fields<'v> {
     #[inline(never)]
     fn duplicate(&self, i: usize) -> Bad {
         let name = self.spec.names.get(i).copied().unwrap_or_default();
-        bad(serde_json::Error::duplicate_field(name))
+        bad(Words::duplicate_field(name))
     }
 
     /// A required field's value, or `missing field`.
@@ -347,7 +394,7 @@ impl<'v> Fields<'v> {
 
 #[inline(never)]
 fn missing(name: &'static str) -> Bad {
-    bad(serde_json::Error::missing_field(name))
+    bad(Words::missing_field(name))
 }
 
 /// [`Decode`] for a struct, as serde's derive reads it: each field as `field: "wireName"

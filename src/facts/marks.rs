@@ -8,8 +8,7 @@ use crate::json_scan::{self, Kind, Span};
 
 /// What this library writes into a `compactionSummary`'s `details`, read back typed
 /// ([`SummaryMarks::to_details`] writes it, reading ignores what it does not understand).
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SummaryMarks {
     /// pi's `details.readFiles` (seeds the next compaction's file operations).
     pub read_files: Vec<String>,
@@ -18,20 +17,23 @@ pub struct SummaryMarks {
     /// Messages after the summary kept from before it: their usage is stale.
     pub retained_messages: usize,
     /// The summary is a degrade note (clause 4).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub degraded: bool,
     /// For a degrade note: how many messages it dropped.
-    #[serde(skip_serializing_if = "is_zero")]
     pub dropped_messages: usize,
     /// For a degrade note: where (in UTF-16 units of `summary`) the summary it carries
     /// starts; a second degrade carries that part instead of nesting the note.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub carried_from: Option<usize>,
 }
 
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
+/// The marks' keys in `details`, in the order they are written.
+const KEYS: [&str; 6] = [
+    "readFiles",
+    "modifiedFiles",
+    "retainedMessages",
+    "degraded",
+    "droppedMessages",
+    "carriedFrom",
+];
 
 impl SummaryMarks {
     /// The marks of a `details` value; anything not understood is ignored (pi ignores it too).
@@ -43,14 +45,6 @@ impl SummaryMarks {
     /// becomes U+FFFD.
     pub(super) fn read(details: Span<'_>) -> SummaryMarks {
         let mut fields: [Option<Span<'_>>; 6] = [None; 6];
-        const KEYS: [&str; 6] = [
-            "readFiles",
-            "modifiedFiles",
-            "retainedMessages",
-            "degraded",
-            "droppedMessages",
-            "carriedFrom",
-        ];
         if details.kind != Kind::Object {
             return SummaryMarks::default();
         }
@@ -94,8 +88,62 @@ impl SummaryMarks {
         }
     }
 
-    /// The marks as a `details` value.
+    /// The marks as a `details` value: the file lists and `retainedMessages` always, the
+    /// degrade counts when they say something (not `false`, `0` or absent).
     pub fn to_details(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
+        let [read, modified, retained, degraded, dropped, carried] = KEYS;
+        let list = |l: &[String]| Value::Array(l.iter().cloned().map(Value::String).collect());
+        let mut details = serde_json::Map::new();
+        details.insert(read.into(), list(&self.read_files));
+        details.insert(modified.into(), list(&self.modified_files));
+        details.insert(retained.into(), (self.retained_messages as u64).into());
+        if self.degraded {
+            details.insert(degraded.into(), true.into());
+        }
+        if self.dropped_messages != 0 {
+            details.insert(dropped.into(), (self.dropped_messages as u64).into());
+        }
+        if let Some(at) = self.carried_from {
+            details.insert(carried.into(), (at as u64).into());
+        }
+        Value::Object(details)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The details written are the ones read back, in the keys and shape pi and the
+    /// earlier derived writer used.
+    #[test]
+    fn details_written_and_read_back() {
+        let plain = SummaryMarks {
+            read_files: vec!["a.rs".into()],
+            modified_files: vec![],
+            retained_messages: 3,
+            ..SummaryMarks::default()
+        };
+        assert_eq!(
+            plain.to_details(),
+            json!({"readFiles": ["a.rs"], "modifiedFiles": [], "retainedMessages": 3})
+        );
+        let degraded = SummaryMarks {
+            degraded: true,
+            dropped_messages: 7,
+            carried_from: Some(0),
+            ..plain.clone()
+        };
+        let details = degraded.to_details();
+        assert_eq!(
+            serde_json::to_string(&details).unwrap(),
+            r#"{"readFiles":["a.rs"],"modifiedFiles":[],"retainedMessages":3,"degraded":true,"droppedMessages":7,"carriedFrom":0}"#
+        );
+        for marks in [plain, degraded] {
+            let text = crate::js_text::json_stringify(&marks.to_details());
+            let span = json_scan::Reader::new(&text).skip().unwrap();
+            assert_eq!(SummaryMarks::read(span), marks);
+        }
     }
 }

@@ -187,8 +187,9 @@ impl MessageFacts {
 impl AgentMessage {
     /// This message's facts, read through its JSON text as a host message would be.
     pub fn facts(&self, path: &str) -> Result<MessageFacts> {
-        let value = serde_json::to_value(self).map_err(|e| Error::invalid(path, e.to_string()))?;
-        MessageFacts::from_json(&crate::js_text::json_stringify(&value), path)
+        let text =
+            crate::js_text::to_json(self).map_err(|e| Error::invalid(path, e.to_string()))?;
+        MessageFacts::from_json(&text, path)
     }
 }
 

@@ -8,7 +8,6 @@
 //! required field (in the struct's order) named. A field given `null` is absent unless it
 //! keeps `null` (`details`, `fromId`, `arguments`).
 
-use serde::de::Error as _;
 use serde_json::Value;
 
 use super::{
@@ -58,7 +57,7 @@ enum Slot {
 
 /// serde_json's "invalid type" message for `v` where `expected` was wanted.
 fn invalid_type(v: &Value, expected: &str) -> String {
-    serde_json::Error::invalid_type(crate::decode::unexpected(v), &expected).to_string()
+    crate::decode::invalid_type(v, expected).1
 }
 
 /// One field's value, checked against `ty`.

@@ -55,7 +55,9 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
 /// A result's JSON text as a JavaScript value (not generic: one copy for every result
 /// type, issue 17 §7).
 #[inline(never)]
-fn parse_result(text: serde_json::Result<String>) -> Result<JsValue, JsValue> {
+fn parse_result(
+    text: std::result::Result<String, crate::js_text::WriteError>,
+) -> Result<JsValue, JsValue> {
     let text = text.map_err(|e| to_js_error(&Error::invalid("(result)", e.to_string())))?;
     js_sys::JSON::parse(&text)
 }

@@ -3,8 +3,6 @@
 //! handle) and the pure functions. Each export decodes, calls the core, encodes.
 
 use std::cell::{Ref, RefCell, RefMut};
-use std::collections::HashSet;
-
 use wasm_bindgen::prelude::*;
 
 use super::convert::{
@@ -94,7 +92,7 @@ fn all_rows(value: &JsValue, path: &str) -> Result<Vec<UiMessage>, JsValue> {
 fn chain_rows(
     value: &JsValue,
     path: &str,
-    calls: &HashSet<String>,
+    calls: &[String],
 ) -> Result<Vec<UiMessage>, JsValue> {
     let calls: CallIds = calls.iter().map(String::as_str).collect();
     let (rows, _) = rows_where(value, path, RowFilter::WrittenDuringOrTaskRowOf(&calls))?;
@@ -120,9 +118,9 @@ fn rows_of_chain(
     path: &str,
     delegation_id: &str,
 ) -> Result<Vec<UiMessage>, JsValue> {
-    let calls: HashSet<String> = registry
+    let calls = registry
         .resolve(delegation_id)
-        .map(|chain| chain.tool_call_ids.into_iter().collect())
+        .map(|chain| chain.tool_call_ids)
         .unwrap_or_default();
     chain_rows(value, path, &calls)
 }
