@@ -334,3 +334,96 @@ fn row_filter_table() {
         assert_eq!(binding, want, "{rule}: the binding's pre-filter");
     }
 }
+
+/// Host-contract §6 (the Task row) and ADR 0279 clause 12: what `taskRowStart` writes
+/// into `toolResult.details` (the host's delegation summary: `thinkingLevel` trimmed,
+/// absent when blank; `resumedFrom` and `modelChangedFrom` from the start), and the
+/// settlement's `error` (trimmed, absent when blank). The rebuild reads these fields back.
+#[test]
+fn task_row_details_table() {
+    let mut reg = Registry::with_id_source(ids(1));
+    let binding_of = |key: &str, id: &str| ModelBinding {
+        key: Some(key.into()),
+        model_id: Some(id.into()),
+    };
+    let first = reg
+        .start(
+            &StartDelegation {
+                tool_call_id: "c1".into(),
+                agent: "explorer".into(),
+                task: "T".into(),
+                binding: Some(binding_of("a/x", "x")),
+                ..StartDelegation::default()
+            },
+            None,
+        )
+        .unwrap();
+    reg.settle(&SettleDelegation {
+        delegation_id: first.delegation_id.clone(),
+        status: SettleStatus::Completed,
+        reads: None,
+        rows: None,
+    })
+    .unwrap();
+    let resumed = reg
+        .start(
+            &StartDelegation {
+                tool_call_id: "c2".into(),
+                agent: "explorer".into(),
+                task: "U".into(),
+                resume: Some(first.delegation_id.clone()),
+                binding: Some(binding_of("b/y", "y")),
+                ..StartDelegation::default()
+            },
+            None,
+        )
+        .unwrap();
+    let details = |row: &UiMessage| row.tool_result.as_ref().unwrap()["details"].clone();
+    let args = TaskArgs {
+        agent: "explorer".into(),
+        task: "U".into(),
+        ..TaskArgs::default()
+    };
+    for (thinking, want_thinking) in [
+        (Some(" high "), Some("high")),
+        (Some("  "), None),
+        (None, None),
+    ] {
+        let row = task_row_start(&TaskRowStart {
+            tool_call_id: "c2".into(),
+            args: args.clone(),
+            started: resumed.clone(),
+            thinking_level: thinking.map(Into::into),
+            now: Some(0.0),
+        })
+        .unwrap();
+        let mut want = json!({
+            "delegationId": resumed.delegation_id, "agent": "explorer", "modelId": "y",
+            "status": "running", "startedAt": "1970-01-01T00:00:00.000Z", "turns": 0,
+            "toolCalls": 0, "resumedFrom": first.delegation_id, "modelChangedFrom": "x",
+        });
+        if let Some(level) = want_thinking {
+            want["thinkingLevel"] = json!(level);
+        }
+        assert_eq!(details(&row), want, "thinkingLevel {thinking:?}");
+        for (error, want_error) in [(Some(" boom "), Some("boom")), (Some(" "), None), (None, None)] {
+            let settled = task_row_settle(&TaskRowSettle {
+                row: row.clone(),
+                status: SettleStatus::Failed,
+                content: "r".into(),
+                is_error: true,
+                run_rows: vec![],
+                run: RunTally::default(),
+                model_failures: vec![],
+                error: error.map(Into::into),
+                now: Some(1000.0),
+            })
+            .unwrap();
+            assert_eq!(
+                details(&settled).get("error").and_then(Value::as_str),
+                want_error,
+                "error {error:?}"
+            );
+        }
+    }
+}
