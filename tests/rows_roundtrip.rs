@@ -427,3 +427,71 @@ fn task_row_details_table() {
         }
     }
 }
+
+/// Host-contract §6: the settlement counts the run's own rows (`parentToolCallId` is the
+/// Task call): `turns` its completed assistant rows, `toolCalls` its tool rows,
+/// `lastToolName` the last of them. Rows of another call given with them do not count.
+#[test]
+fn task_row_settle_counts_the_runs_own_rows() {
+    let started = Registry::with_id_source(ids(1))
+        .start(
+            &StartDelegation {
+                tool_call_id: "c1".into(),
+                agent: "explorer".into(),
+                task: "T".into(),
+                ..StartDelegation::default()
+            },
+            None,
+        )
+        .unwrap();
+    let args = TaskArgs {
+        agent: "explorer".into(),
+        task: "T".into(),
+        ..TaskArgs::default()
+    };
+    let row = task_row_start(&TaskRowStart {
+        tool_call_id: "c1".into(),
+        args,
+        started,
+        thinking_level: None,
+        now: Some(0.0),
+    })
+    .unwrap();
+    let of = |call: &str, id: &str, role: &str, extra: Value| {
+        let mut r = json!({"id": id, "role": role, "content": "x", "parentToolCallId": call, "agentName": "explorer"});
+        for (k, v) in extra.as_object().unwrap() {
+            r[k] = v.clone();
+        }
+        r
+    };
+    let run_rows = delegate_context::transcript::rows_from_value(
+        json!([
+            of("c1", "a1", "assistant", json!({"status": "complete"})),
+            of("c1", "t1", "tool", json!({"toolName": "read", "toolCallId": "k1"})),
+            of("c1", "a2", "assistant", json!({"status": "error"})),
+            of("c1", "a3", "assistant", json!({"status": "complete"})),
+            of("c1", "t2", "tool", json!({"toolName": "grep", "toolCallId": "k2"})),
+            of("other", "a4", "assistant", json!({"status": "complete"})),
+            of("other", "t3", "tool", json!({"toolName": "bash", "toolCallId": "k3"})),
+        ]),
+        "rows",
+    )
+    .unwrap();
+    let settled = task_row_settle(&TaskRowSettle {
+        row,
+        status: SettleStatus::Completed,
+        content: "done".into(),
+        is_error: false,
+        run_rows,
+        run: RunTally::default(),
+        model_failures: vec![],
+        error: None,
+        now: Some(1000.0),
+    })
+    .unwrap();
+    let details = &settled.tool_result.as_ref().unwrap()["details"];
+    assert_eq!(
+        (&details["turns"], &details["toolCalls"], &details["lastToolName"]),
+        (&json!(2), &json!(2), &json!("grep"))
+    );
+}
