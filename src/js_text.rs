@@ -186,10 +186,13 @@ pub fn js_number_to_string(x: f64) -> String {
     out
 }
 
-/// The shortest digits that read back as `x` (finite, not zero), the closest of them
-/// (a tie rounded up, as V8 does), without the sign, and the exponent of the first:
-/// `x = d.ddd × 10^e`. Read from Rust's `{}`, which prints them without an exponent
-/// ("0.00012", "1000000000000000000000"): one float formatter in the module (`{}` is
+/// The shortest digits that read back as `x` (finite, not zero), the closest of them,
+/// without the sign, and the exponent of the first: `x = d.ddd × 10^e`. When `x` lies
+/// exactly halfway between two such candidates, the even one: ECMAScript's
+/// Number::toString ("if there are two such possible values of n, choose the one that
+/// is even"; V8 does) and zmij, serde_json's formatter, agree on that. Read from Rust's
+/// `{}`, which prints them without an exponent ("0.00012", "1000000000000000000000")
+/// but takes the upper candidate of a tie: one float formatter in the module (`{}` is
 /// there for messages).
 fn shortest_digits(x: f64) -> (String, i32) {
     let plain = format!("{}", x.abs());
@@ -197,13 +200,49 @@ fn shortest_digits(x: f64) -> (String, i32) {
     let all: String = [int, frac].concat();
     let lead = all.bytes().take_while(|&b| b == b'0').count();
     let digits = all[lead..].trim_end_matches('0').to_string();
-    (digits, int.len() as i32 - lead as i32 - 1)
+    let e = int.len() as i32 - lead as i32 - 1;
+    (tie_to_even(x.abs(), digits, e), e)
+}
+
+/// `digits` (the upper candidate when `x` is a tie) or the even candidate below them.
+/// A tie needs `x`'s exact decimal expansion to be the digits below and then one `5`: at
+/// most 18 significant digits. `x = m × 2^q` with `m` odd has exactly `-q` decimals
+/// (`m × 5^-q`, no trailing zero) when `q < 0`, so a tie needs `-q <= 32` (`5^33` has 24
+/// digits); an integer below 2^53 is its own shortest digits. Only the rest is written
+/// out exactly.
+fn tie_to_even(x: f64, digits: String, e: i32) -> String {
+    let k = digits.len();
+    if k < 2 || digits.as_bytes()[k - 1] % 2 == 0 {
+        return digits;
+    }
+    let bits = x.to_bits();
+    let (biased, fraction) = ((bits >> 52) as i32, bits & ((1 << 52) - 1));
+    let (m, q) = if biased == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1 << 52), biased - 1075)
+    };
+    let q = q + m.trailing_zeros() as i32;
+    if q < -32 || (q >= 0 && x < 9_007_199_254_740_992.0) {
+        return digits;
+    }
+    let exact = format!("{:.*}", q.min(0).unsigned_abs() as usize, x).replace('.', "");
+    let exact = exact.trim_start_matches('0');
+    let below = exact.get(..k).unwrap_or_default();
+    let tie = exact.as_bytes().get(k) == Some(&b'5')
+        && exact.bytes().skip(k + 1).all(|b| b == b'0')
+        && below != digits;
+    if tie && format!("{}.{}e{e}", &below[..1], &below[1..]).parse() == Ok(x) {
+        below.to_string()
+    } else {
+        digits
+    }
 }
 
 /// A float as serde_json writes it in its messages (`invalid type: floating point
 /// `1.5``): its formatter's (zmij's) text, `1.0`, `0.00001`, `1e-6`, `1e+16`. The same
-/// shortest digits as [`js_number_to_string`], except a tie between two of them, where
-/// zmij takes the even one; fixed notation for exponents -5 to 15.
+/// shortest digits as [`js_number_to_string`] (a tie to the even one, as both do), laid
+/// out as zmij does: fixed notation for exponents -5 to 15.
 pub fn serde_json_float_text(x: f64) -> String {
     if x.is_nan() {
         return "NaN".into();
@@ -219,22 +258,8 @@ pub fn serde_json_float_text(x: f64) -> String {
         out.push_str("0.0");
         return out;
     }
-    let (mut digits, e) = shortest_digits(x);
-    let k = digits.len();
-    if k > 1 && digits.as_bytes()[k - 1] % 2 == 1 {
-        // x exactly halfway between the digits below and these: the ones below when
-        // they read back as x too
-        let exact: String = format!("{:.1100}", x.abs()).replace('.', "");
-        let exact = exact.trim_start_matches('0');
-        let below = exact.get(..k).unwrap_or_default();
-        let tie = exact.as_bytes().get(k) == Some(&b'5')
-            && exact.bytes().skip(k + 1).all(|b| b == b'0')
-            && below != digits;
-        if tie && format!("{}.{}e{e}", &below[..1], &below[1..]).parse() == Ok(x.abs()) {
-            digits = below.to_string();
-        }
-    }
-    let (digits, k) = (digits.as_str(), k as i32);
+    let (digits, e) = shortest_digits(x);
+    let (digits, k) = (digits.as_str(), digits.len() as i32);
     if (-5..=15).contains(&e) {
         if e < 0 {
             out.push_str("0.");
@@ -453,6 +478,27 @@ mod tests {
             (123.456, "123.456"),
             (1e20, "100000000000000000000"),
             (0.3333333333333333, "0.3333333333333333"),
+            // Ties between two shortest candidates: the even one (Node 20's String(x) for
+            // 16 random multiples of 1/8 near 2^50 that are ties, and the review's three).
+            (236829340023490.375, "236829340023490.38"),
+            (935981452700407.250, "935981452700407.2"),
+            (175352674383704.625, "175352674383704.62"),
+            (128059736141153.625, "128059736141153.62"),
+            (1756239591029454.250, "1756239591029454.2"),
+            (1528291009955499.250, "1528291009955499.2"),
+            (987776824669992.250, "987776824669992.2"),
+            (1849276574127618.250, "1849276574127618.2"),
+            (1898611446377567.250, "1898611446377567.2"),
+            (1856939441698652.250, "1856939441698652.2"),
+            (691520079719161.250, "691520079719161.2"),
+            (1454969430539062.250, "1454969430539062.2"),
+            (232922012562702.375, "232922012562702.38"),
+            (1243446056442899.250, "1243446056442899.2"),
+            (1812398301757840.250, "1812398301757840.2"),
+            (271117697541804.875, "271117697541804.88"),
+            (1658206780088562.250, "1658206780088562.2"),
+            (959058246061883.250, "959058246061883.2"),
+            (959058246061883.750, "959058246061883.8"),
         ];
         for (x, want) in cases {
             assert_eq!(js_number_to_string(*x), *want, "{x}");
@@ -477,7 +523,7 @@ mod tests {
         ] {
             check(x);
         }
-        check(1658206780088562.25); // a tie: zmij writes ...562.2, Number::toString ...562.3
+        check(1658206780088562.25); // a tie: zmij and Number::toString both write ...562.2
         check(f64::NAN);
         check(f64::NEG_INFINITY);
         for _ in 0..50_000 {
