@@ -21,7 +21,7 @@ use serde_json::Value;
 mod parse;
 mod write;
 pub use parse::{parse_value, ParseError};
-pub use write::{to_json, Error as WriteError};
+pub use write::{to_json, to_json_value, Error as WriteError};
 
 /// Parse JSON text the way JavaScript's `JSON.parse` reads numbers: every number is a
 /// double. [`parse_value`] keeps integers as 64-bit integers, and one beyond 2^53 (which

@@ -406,7 +406,11 @@ fn task_row_details_table() {
             want["thinkingLevel"] = json!(level);
         }
         assert_eq!(details(&row), want, "thinkingLevel {thinking:?}");
-        for (error, want_error) in [(Some(" boom "), Some("boom")), (Some(" "), None), (None, None)] {
+        for (error, want_error) in [
+            (Some(" boom "), Some("boom")),
+            (Some(" "), None),
+            (None, None),
+        ] {
             let settled = task_row_settle(&TaskRowSettle {
                 row: row.clone(),
                 status: SettleStatus::Failed,
@@ -467,12 +471,27 @@ fn task_row_settle_counts_the_runs_own_rows() {
     let run_rows = delegate_context::transcript::rows_from_value(
         json!([
             of("c1", "a1", "assistant", json!({"status": "complete"})),
-            of("c1", "t1", "tool", json!({"toolName": "read", "toolCallId": "k1"})),
+            of(
+                "c1",
+                "t1",
+                "tool",
+                json!({"toolName": "read", "toolCallId": "k1"})
+            ),
             of("c1", "a2", "assistant", json!({"status": "error"})),
             of("c1", "a3", "assistant", json!({"status": "complete"})),
-            of("c1", "t2", "tool", json!({"toolName": "grep", "toolCallId": "k2"})),
+            of(
+                "c1",
+                "t2",
+                "tool",
+                json!({"toolName": "grep", "toolCallId": "k2"})
+            ),
             of("other", "a4", "assistant", json!({"status": "complete"})),
-            of("other", "t3", "tool", json!({"toolName": "bash", "toolCallId": "k3"})),
+            of(
+                "other",
+                "t3",
+                "tool",
+                json!({"toolName": "bash", "toolCallId": "k3"})
+            ),
         ]),
         "rows",
     )
@@ -491,7 +510,11 @@ fn task_row_settle_counts_the_runs_own_rows() {
     .unwrap();
     let details = &settled.tool_result.as_ref().unwrap()["details"];
     assert_eq!(
-        (&details["turns"], &details["toolCalls"], &details["lastToolName"]),
+        (
+            &details["turns"],
+            &details["toolCalls"],
+            &details["lastToolName"]
+        ),
         (&json!(2), &json!(2), &json!("grep"))
     );
 }

@@ -190,7 +190,7 @@ fn iso(now: Option<f64>, path: &str) -> Result<String> {
 }
 
 fn args_value(args: &TaskArgs) -> Value {
-    serde_json::to_value(args).unwrap_or(Value::Null)
+    crate::js_text::to_json_value(args).unwrap_or(Value::Null)
 }
 
 fn task_row(tool_call_id: &str, args: &TaskArgs, created_at: String) -> UiMessage {
@@ -213,7 +213,7 @@ fn with_details(details: &TaskDetails, content: Option<&str>) -> Value {
     }
     out.insert(
         "details".into(),
-        serde_json::to_value(details).unwrap_or(Value::Null),
+        crate::js_text::to_json_value(details).unwrap_or(Value::Null),
     );
     Value::Object(out)
 }

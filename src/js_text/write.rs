@@ -38,6 +38,15 @@ pub struct Writer {
     out: String,
 }
 
+/// `value` as a JSON value, read back from its text: one writer for everything the
+/// library outputs (numbers as [`super::parse_json`] reads them); `None` when it cannot
+/// be written.
+pub fn to_json_value<T: Serialize + ?Sized>(value: &T) -> Option<serde_json::Value> {
+    to_json(value)
+        .ok()
+        .and_then(|text| super::parse_json(&text).ok())
+}
+
 /// `value`'s JSON text.
 pub fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String> {
     let mut w = Writer {

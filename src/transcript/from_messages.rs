@@ -218,11 +218,7 @@ fn tool_row(
             let mut out = Map::new();
             out.insert(
                 "content".into(),
-                // the blocks' JSON text read back (one writer for the library's output)
-                crate::js_text::to_json(&blocks)
-                    .ok()
-                    .and_then(|text| crate::js_text::parse_json(&text).ok())
-                    .unwrap_or_else(|| Value::Array(Vec::new())),
+                crate::js_text::to_json_value(&blocks).unwrap_or_else(|| Value::Array(Vec::new())),
             );
             if let Some(details) = &r.details {
                 out.insert("details".into(), details.clone());

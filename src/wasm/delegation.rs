@@ -89,11 +89,7 @@ fn all_rows(value: &JsValue, path: &str) -> Result<Vec<UiMessage>, JsValue> {
 }
 
 /// Rows a delegate wrote during one of `calls`, plus the Task rows of `calls`.
-fn chain_rows(
-    value: &JsValue,
-    path: &str,
-    calls: &[String],
-) -> Result<Vec<UiMessage>, JsValue> {
+fn chain_rows(value: &JsValue, path: &str, calls: &[String]) -> Result<Vec<UiMessage>, JsValue> {
     let calls: CallIds = calls.iter().map(String::as_str).collect();
     let (rows, _) = rows_where(value, path, RowFilter::WrittenDuringOrTaskRowOf(&calls))?;
     Ok(rows)
