@@ -21,6 +21,7 @@
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
+use super::text::non_blank;
 use crate::error::{Error, Result};
 
 /// The model binding a run used: the `providerId/modelId` key and/or the model id.
@@ -153,18 +154,12 @@ pub fn resolve_resume_binding(candidates: &BindingCandidates) -> Result<Resolved
     let canonical =
         |key: &str| split_key(key).map(|(provider, model)| format!("{provider}/{model}"));
     let recorded_key = candidates.recorded_key.as_deref().and_then(canonical);
-    let recorded_id = candidates
-        .recorded_model_id
-        .as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .or_else(|| {
-            recorded_key
-                .as_deref()
-                .and_then(split_key)
-                .map(|(_, model)| model.to_string())
-        });
+    let recorded_id = non_blank(candidates.recorded_model_id.as_deref()).or_else(|| {
+        recorded_key
+            .as_deref()
+            .and_then(split_key)
+            .map(|(_, model)| model.to_string())
+    });
     if let Some(key) = &recorded_key {
         if candidates
             .allowed

@@ -13,7 +13,8 @@
 
 use serde_json::{Map, Value};
 
-use super::types::{non_blank, ChainReads, ChainSelector};
+use super::text::non_blank;
+use super::types::{ChainReads, ChainSelector};
 use crate::message::{AgentMessage, Content, ContentBlock};
 use crate::transcript::{
     dedupe_rows, normalize_agent_name, rows_to_messages, CallIds, ProviderBinding, RowFilter,

@@ -27,7 +27,7 @@
 //! | inputs and outputs of the registry | | [`types`] |
 //!
 //! Imports run one way: [`registry`] → ([`rebuild`], [`conversation`], [`prompt`],
-//! [`wording`], [`binding`]) → ([`chain`], [`history`]) → ([`types`], [`limits`]) →
+//! [`wording`], [`binding`]) → ([`chain`], [`history`]) → ([`types`], [`limits`], `text`) →
 //! [`crate::transcript`]. Everything but [`registry::Registry`] is a pure function or a
 //! plain type; the registry is the only state: a plain struct with an injected id
 //! source, deterministic given its inputs.
@@ -43,6 +43,7 @@ pub mod rebuild;
 pub mod registry;
 pub mod seed;
 pub mod task_row;
+mod text;
 pub mod types;
 pub mod wording;
 

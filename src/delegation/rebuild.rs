@@ -54,6 +54,7 @@ use serde_json::{Map, Value};
 
 use super::chain::Run;
 use super::history::{count_chain_reads, objective_from_args, replays_anything, select_chain_rows};
+use super::text::trimmed;
 use super::types::{
     ChainReads, ChainSelector, RebuildSkip, RebuildSkipReason, RunStatus, SettleStatus,
 };
@@ -164,11 +165,7 @@ impl Call {
 }
 
 fn str_at<'a>(object: Option<&'a Map<String, Value>>, key: &str) -> Option<&'a str> {
-    object?
-        .get(key)?
-        .as_str()
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
+    trimmed(object?.get(key)?.as_str())
 }
 
 /// Rule 3.

@@ -24,7 +24,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tsify::Tsify;
 
-use super::types::{non_blank, SettleStatus, StartedDelegation};
+use super::text::non_blank;
+use super::types::{SettleStatus, StartedDelegation};
 use crate::compaction::tally::RunTally;
 use crate::error::{Error, Result};
 use crate::fallback::ModelFailure;

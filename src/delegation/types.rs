@@ -41,13 +41,6 @@ impl ChainReads {
     }
 }
 
-/// A text field as the host gives it, trimmed; blank (or absent) is `None`.
-pub(crate) fn non_blank(text: Option<&str>) -> Option<String> {
-    text.map(str::trim)
-        .filter(|t| !t.is_empty())
-        .map(str::to_string)
-}
-
 /// A Task call as the host knows it when the tool runs.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]

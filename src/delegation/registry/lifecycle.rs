@@ -6,9 +6,10 @@ use super::{vanished, Registry};
 use crate::delegation::binding::bind_resumed_run;
 use crate::delegation::chain::{Chain, Run};
 use crate::delegation::history::{count_chain_reads, replays_anything, select_chain_rows};
+use crate::delegation::text::non_blank;
 use crate::delegation::types::{
-    non_blank, ChainReads, ChainSelector, ResumeRequest, RunStatus, SettleDelegation,
-    SettledDelegation, StartDelegation, StartedDelegation,
+    ChainReads, ChainSelector, ResumeRequest, RunStatus, SettleDelegation, SettledDelegation,
+    StartDelegation, StartedDelegation,
 };
 use crate::error::{Error, Result};
 use crate::transcript::{normalize_agent_name, UiMessage};

@@ -4,8 +4,9 @@ use super::{vanished, Registry};
 use crate::delegation::binding::ModelBinding;
 use crate::delegation::chain::Chain;
 use crate::delegation::history::run_replays_anything;
+use crate::delegation::text::non_blank;
 use crate::delegation::types::{
-    non_blank, Diagnostic, DiagnosticCode, ResumeRequest, ResumeTarget, RunStatus,
+    Diagnostic, DiagnosticCode, ResumeRequest, ResumeTarget, RunStatus,
 };
 use crate::delegation::wording;
 use crate::error::{Error, Result};
