@@ -174,14 +174,7 @@ pub fn js_number_to_string(x: f64) -> String {
         out.extend(std::iter::repeat_n('0', (-n) as usize));
         out.push_str(digits);
     } else {
-        out.push_str(&digits[..1]);
-        if k > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
-        }
-        out.push('e');
-        out.push(if n >= 1 { '+' } else { '-' });
-        out.push_str(&(n - 1).abs().to_string());
+        push_exponent_form(&mut out, digits, n - 1);
     }
     out
 }
@@ -275,16 +268,22 @@ pub fn serde_json_float_text(x: f64) -> String {
             out.push_str(&digits[(e + 1) as usize..]);
         }
     } else {
-        out.push_str(&digits[..1]);
-        if k > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
-        }
-        out.push('e');
-        out.push(if e >= 0 { '+' } else { '-' });
-        out.push_str(&e.abs().to_string());
+        push_exponent_form(&mut out, digits, e);
     }
     out
+}
+
+/// `d.ddde+x` / `d.ddde-x` (no `.` after a single digit): the exponent form JavaScript
+/// and zmij both write.
+fn push_exponent_form(out: &mut String, digits: &str, e: i32) {
+    out.push_str(&digits[..1]);
+    if digits.len() > 1 {
+        out.push('.');
+        out.push_str(&digits[1..]);
+    }
+    out.push('e');
+    out.push(if e >= 0 { '+' } else { '-' });
+    out.push_str(&e.unsigned_abs().to_string());
 }
 
 /// A key JavaScript orders first (an array index: canonical integer below 2^32 − 1).
