@@ -425,7 +425,7 @@ macro_rules! decode_struct {
                 static SPEC: $crate::decode::Spec = $crate::decode::Spec {
                     name: $name,
                     names: &[$($wire),*],
-                    defaulted: &[$($crate::decode::typed::decode_struct!(@defaulted $kind)),*],
+                    defaulted: &[$($crate::decode::decode_struct!(@defaulted $kind)),*],
                     aliases: &[$($(($alias, Field::$field as usize),)*)*],
                     flattened: false $(|| { let _ = stringify!($flat); true })?,
                 };
@@ -438,8 +438,8 @@ macro_rules! decode_struct {
                     })*
                 }
                 Ok($ty {
-                    $($field: $crate::decode::typed::decode_struct!(@take f $field Field::$field as usize, $kind $($e)?),)*
-                    $($flat: $crate::decode::typed::decode_struct!(@flat f $how),)?
+                    $($field: $crate::decode::decode_struct!(@take f $field Field::$field as usize, $kind $($e)?),)*
+                    $($flat: $crate::decode::decode_struct!(@flat f $how),)?
                 })
             }
         }
