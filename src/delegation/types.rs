@@ -185,17 +185,10 @@ pub enum SettleStatus {
     Interrupted,
 }
 
-decode_enum!(SettleStatus {
-    Completed = "completed",
-    Failed = "failed",
-    Aborted = "aborted",
-    Stopped = "stopped",
-    TimedOut = "timed_out",
-    Interrupted = "interrupted",
-});
+decode_enum!(SettleStatus: ALL, as_str);
 
 impl SettleStatus {
-    /// Every status, for parsing.
+    /// Every status in declared order, for parsing and decoding.
     pub const ALL: [SettleStatus; 6] = [
         SettleStatus::Completed,
         SettleStatus::Failed,
@@ -206,7 +199,7 @@ impl SettleStatus {
     ];
 
     /// The status string (`timed_out`, ...).
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             SettleStatus::Completed => "completed",
             SettleStatus::Failed => "failed",

@@ -37,12 +37,7 @@ pub enum RowRole {
     Tool,
 }
 
-decode_enum!(RowRole {
-    User = "user",
-    Assistant = "assistant",
-    System = "system",
-    Tool = "tool",
-});
+decode_enum!(RowRole: ALL, as_str);
 
 /// One persisted transcript row (`UiMessage`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
@@ -131,8 +126,16 @@ decode_struct!(UiMessage "UiMessage" {
 } extra extra);
 
 impl RowRole {
+    /// Every role in declared order, for decoding.
+    pub const ALL: [RowRole; 4] = [
+        RowRole::User,
+        RowRole::Assistant,
+        RowRole::System,
+        RowRole::Tool,
+    ];
+
     /// The role as the host writes it.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             RowRole::User => "user",
             RowRole::Assistant => "assistant",
