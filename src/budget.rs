@@ -7,6 +7,8 @@
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
+use crate::decode::decode_struct;
+
 /// Window used when the model reports none (or 0).
 pub const DEFAULT_CONTEXT_WINDOW: f64 = 128_000.0;
 /// Output cap used when the model reports none (or 0).
@@ -30,6 +32,12 @@ pub struct BudgetModel {
     pub definition_max_tokens: Option<f64>,
 }
 
+decode_struct!(BudgetModel "BudgetModel" {
+    context_window: "contextWindow" => default,
+    max_tokens: "maxTokens" => default,
+    definition_max_tokens: "definitionMaxTokens" => default,
+});
+
 /// How many tokens a delegate may send, and the thresholds derived from it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
@@ -49,6 +57,16 @@ pub struct ContextBudget {
     /// Tokens of recent user messages a compaction retains.
     pub retained_user_budget: u64,
 }
+
+decode_struct!(ContextBudget "ContextBudget" {
+    context_window: "contextWindow" => req,
+    max_output_tokens: "maxOutputTokens" => req,
+    request_headroom: "requestHeadroom" => req,
+    hard_limit: "hardLimit" => req,
+    keep_recent_tokens: "keepRecentTokens" => req,
+    compaction_trigger: "compactionTrigger" => req,
+    retained_user_budget: "retainedUserBudget" => req,
+});
 
 /// JavaScript `x || default`, then `Math.round` (half up), for a count.
 ///

@@ -8,16 +8,21 @@
 //! path-tracking deserializer, one monomorphised copy per input type (issue 17 §7: most
 //! of the module's decoding bytes); `tests/decode_paths.rs` and `tests/decode_inputs.rs`
 //! keep the derive (and `serde_path_to_error`) as the reference.
+//!
+//! This module is the machinery only (issue 17): it names none of the core's types. Each
+//! input type's `decode_struct!` / `decode_enum!` (or hand-written [`Decode`]) sits
+//! beside the type, as its `#[serde(...)]` attributes do: the fields as those attributes
+//! name them (camelCase, defaults, aliases, flattened fields).
 
 use serde::de::Unexpected;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
 
-mod inputs;
 mod typed;
 
 pub(crate) use typed::invalid_type;
+pub(crate) use typed::{decode_enum, decode_struct};
 pub use typed::{variant, Bad, Decode, Fields, Spec};
 
 /// Decode `value` into `T`, reporting `path` + the inner path of the bad value.

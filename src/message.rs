@@ -11,6 +11,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
+use crate::decode::{decode_struct, Bad, Decode};
 use crate::error::{Error, Result};
 use crate::role::Role;
 use crate::stop_reason::StopReason;
@@ -176,6 +177,14 @@ pub struct Usage {
     pub extra: Extra,
 }
 
+decode_struct!(Usage "Usage" {
+    input: "input" => default,
+    output: "output" => default,
+    cache_read: "cacheRead" => default,
+    cache_write: "cacheWrite" => default,
+    total_tokens: "totalTokens" => default,
+} extra extra);
+
 impl Usage {
     /// pi's `calculateContextTokens(usage)`: `totalTokens || input + output + cacheRead +
     /// cacheWrite` (host-contract §2; a missing field makes the sum NaN, as in pi).
@@ -299,6 +308,14 @@ pub enum AgentMessage {
     BashExecution(BashExecutionMessage),
     /// A role this library does not know, kept whole (with its `role`).
     Other(Extra),
+}
+
+/// A message, read by [`AgentMessage::from_value`] (its errors in its words, as its
+/// `Deserialize` reports them).
+impl Decode for AgentMessage {
+    fn decode(v: &Value) -> Result<Self, Bad> {
+        AgentMessage::from_value(v.clone(), "message").map_err(|e| (String::new(), e.to_string()))
+    }
 }
 
 impl AgentMessage {

@@ -1,4 +1,4 @@
-//! Every input type's hand-written decoder (`src/decode/inputs.rs`) against its derived
+//! Every input type's hand-written decoder (its `decode_struct!` beside the type) against its derived
 //! `Deserialize` under `serde_path_to_error` (what the package used before, issue 17 §7):
 //! for random JSON values shaped like the inputs (their own keys and variant names, wrong
 //! types anywhere, structs given as arrays), both accept the same values, decode them to

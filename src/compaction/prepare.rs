@@ -11,6 +11,7 @@ use tsify::Tsify;
 use super::context::DelegateContext;
 use super::file_ops::FileOps;
 use super::plan::plan_compaction;
+use crate::decode::decode_struct;
 use crate::message::Extra;
 use crate::tokens::{usage_anchor, Anchor};
 
@@ -42,6 +43,11 @@ pub struct CompactionSettings {
     #[tsify(type = "{}")]
     pub extra: Extra,
 }
+
+decode_struct!(CompactionSettings "CompactionSettings" {
+    reserve_tokens: "reserveTokens" => default(DEFAULT_RESERVE_TOKENS),
+    keep_recent_tokens: "keepRecentTokens" => default(DEFAULT_KEEP_RECENT_TOKENS),
+} extra extra);
 
 impl Default for CompactionSettings {
     fn default() -> Self {

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
 use super::turn::DelegateTurnOutcome;
+use crate::decode::decode_struct;
 
 /// A delegate run's counts across its turn boundaries (for the delegation summary).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Tsify)]
@@ -34,6 +35,14 @@ pub struct RunTally {
     #[tsify(optional)]
     pub dropped_tokens: u64,
 }
+
+decode_struct!(RunTally "RunTally" {
+    boundaries: "boundaries" => default,
+    context_compactions: "contextCompactions" => default,
+    context_degraded: "contextDegraded" => default,
+    dropped_messages: "droppedMessages" => default,
+    dropped_tokens: "droppedTokens" => default,
+});
 
 impl RunTally {
     /// The tally a run's next hook starts from. A run is one run across its models (ADR
@@ -76,6 +85,12 @@ pub struct ReportInput {
     #[tsify(optional)]
     pub model_id: Option<String>,
 }
+
+decode_struct!(ReportInput "ReportInput" {
+    report: "report" => req,
+    run: "run" => default,
+    model_id: "modelId" => default,
+});
 
 /// The report the parent receives.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Tsify)]

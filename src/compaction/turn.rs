@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
 use super::context::Item;
+use crate::decode::decode_struct;
 use crate::error::Result;
 use crate::facts::MessageFacts;
 use crate::message::AgentMessage;
@@ -42,6 +43,14 @@ pub struct DelegateTurnOptions {
     #[tsify(optional)]
     pub now: Option<f64>,
 }
+
+decode_struct!(DelegateTurnOptions "DelegateTurnOptions" {
+    early_trigger: "earlyTrigger" => default,
+    overhead_tokens: "overheadTokens" => default,
+    summary_max_tokens: "summaryMaxTokens" => default,
+    custom_instructions: "customInstructions" => default,
+    now: "now" => default,
+});
 
 impl DelegateTurnOptions {
     /// The request overhead in tokens (absurd numbers saturate, see [`tokens_from_f64`]).
@@ -165,6 +174,12 @@ pub struct SummaryAnswer {
     #[tsify(optional)]
     pub error: Option<String>,
 }
+
+decode_struct!(SummaryAnswer "SummaryAnswer" {
+    history: "history" => default,
+    turn_prefix: "turnPrefix" => default,
+    error: "error" => default,
+});
 
 /// The result of a boundary step.
 #[derive(Clone, Debug, PartialEq, Serialize, Tsify)]

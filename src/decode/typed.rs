@@ -425,7 +425,7 @@ macro_rules! decode_struct {
                 static SPEC: $crate::decode::Spec = $crate::decode::Spec {
                     name: $name,
                     names: &[$($wire),*],
-                    defaulted: &[$($crate::decode::typed::decode_struct!(@defaulted $kind)),*],
+                    defaulted: &[$($crate::decode::decode_struct!(@defaulted $kind)),*],
                     aliases: &[$($(($alias, Field::$field as usize),)*)*],
                     flattened: false $(|| { let _ = stringify!($flat); true })?,
                 };
@@ -438,8 +438,8 @@ macro_rules! decode_struct {
                     })*
                 }
                 Ok($ty {
-                    $($field: $crate::decode::typed::decode_struct!(@take f $field Field::$field as usize, $kind $($e)?),)*
-                    $($flat: $crate::decode::typed::decode_struct!(@flat f $how),)?
+                    $($field: $crate::decode::decode_struct!(@take f $field Field::$field as usize, $kind $($e)?),)*
+                    $($flat: $crate::decode::decode_struct!(@flat f $how),)?
                 })
             }
         }
@@ -447,18 +447,35 @@ macro_rules! decode_struct {
 }
 pub(crate) use decode_struct;
 
-/// [`Decode`] for an enum of unit variants: `Type { Variant = "wireName", ... }`.
+/// [`Decode`] for an enum of unit variants: `Type { Variant = "wireName", ... }`, or
+/// `Type: ALL, as_str` where the type lists its variants in a `const ALL` array (in their
+/// declared order, serde's order of the names) and names each with a `const fn as_str`
+/// (the names written once, not again here).
 macro_rules! decode_enum {
-    ($ty:ident { $($variant:ident = $wire:literal),* $(,)? }) => {
+    (@impl $ty:ident, $names:expr, $all:expr) => {
         impl $crate::decode::Decode for $ty {
             #[inline(never)]
             fn decode(v: &serde_json::Value) -> Result<Self, $crate::decode::Bad> {
-                const NAMES: &[&str] = &[$($wire),*];
-                const ALL: &[$ty] = &[$($ty::$variant),*];
+                const NAMES: &[&str] = $names;
+                const ALL: &[$ty] = $all;
                 let i = $crate::decode::variant(v, NAMES)?;
                 ALL.get(i).copied().ok_or_else(|| $crate::decode::invalid_type(v, "a variant"))
             }
         }
+    };
+    ($ty:ident { $($variant:ident = $wire:literal),* $(,)? }) => {
+        $crate::decode::decode_enum!(@impl $ty, &[$($wire),*], &[$($ty::$variant),*]);
+    };
+    ($ty:ident: $all:ident, $as_str:ident) => {
+        $crate::decode::decode_enum!(@impl $ty, &{
+            let mut names = [""; $ty::$all.len()];
+            let mut i = 0;
+            while i < names.len() {
+                names[i] = $ty::$all[i].$as_str();
+                i += 1;
+            }
+            names
+        }, &$ty::$all);
     };
 }
 pub(crate) use decode_enum;

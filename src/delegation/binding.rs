@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
 use super::text::non_blank;
+use crate::decode::decode_struct;
 use crate::error::{Error, Result};
 
 /// The model binding a run used: the `providerId/modelId` key and/or the model id.
@@ -35,6 +36,11 @@ pub struct ModelBinding {
     #[tsify(optional)]
     pub model_id: Option<String>,
 }
+
+decode_struct!(ModelBinding "ModelBinding" {
+    key: "key" => default,
+    model_id: "modelId" => default,
+});
 
 impl ModelBinding {
     /// The model id: `modelId`, else the model part of `key`.
@@ -67,6 +73,11 @@ pub struct ResumeCandidates {
     pub definition_binding: String,
 }
 
+decode_struct!(ResumeCandidates "ResumeCandidates" {
+    allowed: "allowed" => default,
+    definition_binding: "definitionBinding" => req,
+});
+
 /// Input of `resolveResumeBinding`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
@@ -85,6 +96,13 @@ pub struct BindingCandidates {
     /// The key the agent definition resolves to now.
     pub definition_binding: String,
 }
+
+decode_struct!(BindingCandidates "BindingCandidates" {
+    recorded_key: "recordedKey" => default,
+    recorded_model_id: "recordedModelId" => default,
+    allowed: "allowed" => default,
+    definition_binding: "definitionBinding" => req,
+});
 
 /// Which rule chose the binding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Tsify)]

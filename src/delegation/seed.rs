@@ -34,6 +34,7 @@ use tsify::Tsify;
 
 use super::history::{is_echo_of_brief, select_chain_rows};
 use super::types::ChainSelector;
+use crate::decode::decode_struct;
 use crate::error::{Error, Result};
 use crate::message::{AgentMessage, ContentBlock};
 use crate::tokens::{estimate_tokens, request_overhead_tokens};
@@ -72,6 +73,17 @@ pub struct SeedInput {
     #[tsify(optional, type = "unknown[]")]
     pub tools: Option<Value>,
 }
+
+decode_struct!(SeedInput "SeedInput" {
+    brief: "brief" => req,
+    rows: "rows" => req,
+    chain: "chain" => default,
+    binding: "binding" => req,
+    hard_limit: "hardLimit" => req,
+    overhead_tokens: "overheadTokens" => default,
+    system_prompt: "systemPrompt" => default,
+    tools: "tools" => default,
+});
 
 /// What truncation removed, for the host to record.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Tsify)]

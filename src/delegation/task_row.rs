@@ -27,6 +27,7 @@ use tsify::Tsify;
 use super::text::non_blank;
 use super::types::{SettleStatus, StartedDelegation};
 use crate::compaction::tally::RunTally;
+use crate::decode::decode_struct;
 use crate::error::{Error, Result};
 use crate::fallback::ModelFailure;
 use crate::transcript::{ms_to_iso, RowRole, UiMessage};
@@ -52,6 +53,14 @@ pub struct TaskArgs {
     #[tsify(optional)]
     pub resume: Option<String>,
 }
+
+decode_struct!(TaskArgs "TaskArgs" {
+    agent: "agent" => req,
+    task: "task" => req,
+    description: "description" => default,
+    model: "model" => default,
+    resume: "resume" => default,
+});
 
 /// `toolResult.details` of a Task row: the host's delegation summary (host-contract §6).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Tsify)]
@@ -120,6 +129,27 @@ pub struct TaskDetails {
     pub extra: Map<String, Value>,
 }
 
+// A Task row's `toolResult.details` (read back by `taskRowSettle`).
+decode_struct!(TaskDetails "TaskDetails" {
+    delegation_id: "delegationId" => default,
+    agent: "agent" => req,
+    model_id: "modelId" => default,
+    thinking_level: "thinkingLevel" => default,
+    status: "status" => default,
+    started_at: "startedAt" => default,
+    turns: "turns" => default,
+    tool_calls: "toolCalls" => default,
+    last_tool_name: "lastToolName" => default,
+    completed_at: "completedAt" => default,
+    model_failures: "modelFailures" => default,
+    error: "error" => default,
+    context_compactions: "contextCompactions" => default,
+    context_degraded: "contextDegraded" => default,
+    resumed_from: "resumedFrom" => default,
+    model_changed_from: "modelChangedFrom" => default,
+    report: "report" => default,
+} extra extra);
+
 /// Input of [`task_row_start`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
@@ -136,6 +166,14 @@ pub struct TaskRowStart {
     #[tsify(optional)]
     pub now: Option<f64>,
 }
+
+decode_struct!(TaskRowStart "TaskRowStart" {
+    tool_call_id: "toolCallId" => req,
+    args: "args" => req,
+    started: "started" => req,
+    thinking_level: "thinkingLevel" => default,
+    now: "now" => default,
+});
 
 /// Input of [`task_row_settle`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
@@ -170,6 +208,18 @@ pub struct TaskRowSettle {
     pub now: Option<f64>,
 }
 
+decode_struct!(TaskRowSettle "TaskRowSettle" {
+    row: "row" => req,
+    status: "status" => req,
+    content: "content" => req,
+    is_error: "isError" => default,
+    run_rows: "runRows" => default,
+    run: "run" => default,
+    model_failures: "modelFailures" => default,
+    error: "error" => default,
+    now: "now" => default,
+});
+
 /// Input of [`task_row_refused`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
@@ -184,6 +234,14 @@ pub struct TaskRowRefused {
     #[tsify(optional)]
     pub now: Option<f64>,
 }
+
+decode_struct!(TaskRowRefused "TaskRowRefused" {
+    tool_call_id: "toolCallId" => req,
+    args: "args" => req,
+    code: "code" => req,
+    message: "message" => req,
+    now: "now" => default,
+});
 
 fn iso(now: Option<f64>, path: &str) -> Result<String> {
     let ms = now.ok_or_else(|| Error::invalid(path, "expected a time in milliseconds"))?;

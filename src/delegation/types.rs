@@ -4,9 +4,11 @@
 //! [`super::registry`].
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tsify::Tsify;
 
 use super::binding::{ModelBinding, ResumeCandidates};
+use crate::decode::{decode_enum, decode_struct, Bad, Decode};
 use crate::transcript::UiMessage;
 
 /// Which chain to select: its Task call ids and its agent (clauses 2–3).
@@ -19,6 +21,11 @@ pub struct ChainSelector {
     pub agent: String,
 }
 
+decode_struct!(ChainSelector "ChainSelector" {
+    tool_call_ids: "toolCallIds" => req,
+    agent: "agent" => req,
+});
+
 /// What a chain's read-only tools read (clause 8).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
@@ -28,6 +35,11 @@ pub struct ChainReads {
     /// Lines of the read-only tools' results.
     pub lines: u64,
 }
+
+decode_struct!(ChainReads "ChainReads" {
+    files: "files" => req,
+    lines: "lines" => req,
+});
 
 impl ChainReads {
     /// Add another run's reads: files merged in first-seen order, lines summed.
@@ -78,6 +90,18 @@ pub struct StartDelegation {
     pub definition: Option<String>,
 }
 
+decode_struct!(StartDelegation "StartDelegation" {
+    tool_call_id: "toolCallId" => req,
+    agent: "agent" => req,
+    task: "task" => req,
+    description: "description" => default,
+    model: "model" => default,
+    resume: "resume" => default,
+    binding: "binding" => default,
+    candidates: "candidates" => default,
+    definition: "definition" => default,
+});
+
 /// The code of a `Diagnostic`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -88,6 +112,11 @@ pub enum DiagnosticCode {
     DefinitionChanged,
 }
 
+decode_enum!(DiagnosticCode {
+    ModelChanged = "MODEL_CHANGED",
+    DefinitionChanged = "DEFINITION_CHANGED",
+});
+
 /// Something the host records in the delegation's lifecycle details.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
@@ -95,6 +124,11 @@ pub struct Diagnostic {
     pub code: DiagnosticCode,
     pub message: String,
 }
+
+decode_struct!(Diagnostic "Diagnostic" {
+    code: "code" => req,
+    message: "message" => req,
+});
 
 /// The result of `start`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
@@ -121,6 +155,17 @@ pub struct StartedDelegation {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+decode_struct!(StartedDelegation "StartedDelegation" {
+    delegation_id: "delegationId" => req,
+    agent: "agent" => req,
+    tool_call_ids: "toolCallIds" => req,
+    brief: "brief" => req,
+    resumed_from: "resumedFrom" => default,
+    model_binding: "modelBinding" => req,
+    model_changed_from: "modelChangedFrom" => default,
+    diagnostics: "diagnostics" => req,
+});
+
 /// How a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "snake_case")]
@@ -133,8 +178,10 @@ pub enum SettleStatus {
     Interrupted,
 }
 
+decode_enum!(SettleStatus: ALL, as_str);
+
 impl SettleStatus {
-    /// Every status, for parsing.
+    /// Every status in declared order, for parsing and decoding.
     pub const ALL: [SettleStatus; 6] = [
         SettleStatus::Completed,
         SettleStatus::Failed,
@@ -145,7 +192,7 @@ impl SettleStatus {
     ];
 
     /// The status string (`timed_out`, ...).
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             SettleStatus::Completed => "completed",
             SettleStatus::Failed => "failed",
@@ -184,6 +231,13 @@ pub enum RunStatus {
     /// A status this library does not know (a rebuilt row): kept for display, not
     /// resumable.
     Unknown(String),
+}
+
+/// A recorded status: a string, or `null` / absent (not recorded).
+impl Decode for RunStatus {
+    fn decode(v: &Value) -> Result<Self, Bad> {
+        Ok(RunStatus::from_written(Option::<String>::decode(v)?))
+    }
 }
 
 impl RunStatus {
@@ -259,6 +313,13 @@ pub struct SettleDelegation {
     pub rows: Option<Vec<UiMessage>>,
 }
 
+decode_struct!(SettleDelegation "SettleDelegation" {
+    delegation_id: "delegationId" => req,
+    status: "status" => req,
+    reads: "reads" => default,
+    rows: "rows" => default,
+});
+
 /// The result of `settle`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
@@ -284,6 +345,12 @@ pub struct ResumeRequest {
     #[tsify(optional)]
     pub model: Option<String>,
 }
+
+decode_struct!(ResumeRequest "ResumeRequest" {
+    delegation_id: "delegationId" => req,
+    agent: "agent" => req,
+    model: "model" => default,
+});
 
 /// What a valid resume continues.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
@@ -323,6 +390,16 @@ pub struct ResumableChain {
     #[tsify(type = "string | null")]
     pub status: RunStatus,
 }
+
+// `status` absent: not recorded (its `Deserialize` reads a missing value as `None`).
+decode_struct!(ResumableChain "ResumableChain" {
+    agent: "agent" => req,
+    delegation_id: "delegationId" => req,
+    objective: "objective" => req,
+    files: "files" => req,
+    read_lines: "readLines" => req,
+    status: "status" => or(RunStatus::Unrecorded),
+});
 
 /// A chain as `resolve` shows it (no internal key).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]

@@ -21,6 +21,7 @@ use tsify::Tsify;
 use crate::budget::{context_budget, validate_model, BudgetModel, ContextBudget};
 use crate::compaction::assess::boundary_tokens;
 use crate::compaction::context::DelegateContext;
+use crate::decode::decode_struct;
 use crate::error::{Error, Result};
 use crate::message::Extra;
 
@@ -52,6 +53,14 @@ pub struct FallbackCandidate {
     pub extra: Extra,
 }
 
+decode_struct!(FallbackCandidate "FallbackCandidate" {
+    id: "id" | "modelId" => req,
+    provider: "provider" | "providerId" => default,
+    context_window: "contextWindow" => default,
+    max_tokens: "maxTokens" => default,
+    definition_max_tokens: "definitionMaxTokens" => default,
+} extra extra);
+
 impl FallbackCandidate {
     /// `"providerId/modelId"` (just the id when there is no provider).
     pub fn label(&self) -> String {
@@ -77,6 +86,12 @@ pub struct ModelFailure {
     pub code: String,
     pub message: String,
 }
+
+decode_struct!(ModelFailure "ModelFailure" {
+    model: "model" => req,
+    code: "code" => req,
+    message: "message" => req,
+});
 
 /// The code a `modelFailures` entry records for an alternative skipped because its
 /// window cannot hold the carried context (as the host app records it).

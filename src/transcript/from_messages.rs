@@ -32,6 +32,7 @@ use tsify::Tsify;
 use super::names::normalize_tool_name;
 use super::rows::{RowRole, UiMessage};
 use super::time::ms_to_iso;
+use crate::decode::decode_struct;
 use crate::error::{Error, Result};
 use crate::message::{AgentMessage, AssistantMessage, Content, ContentBlock, ToolCallBlock};
 use crate::message::{ToolResultMessage, Usage};
@@ -61,6 +62,13 @@ pub struct RowOwner {
     #[tsify(optional)]
     pub skip_tools: Vec<String>,
 }
+
+decode_struct!(RowOwner "RowOwner" {
+    parent_tool_call_id: "parentToolCallId" => default,
+    agent_name: "agentName" => default,
+    id_prefix: "idPrefix" => default,
+    skip_tools: "skipTools" => default,
+});
 
 impl RowOwner {
     /// The rows of a delegate's run.
@@ -117,6 +125,12 @@ pub struct MessagesToRowsInput {
     #[tsify(optional)]
     pub first_index: usize,
 }
+
+decode_struct!(MessagesToRowsInput "MessagesToRowsInput" {
+    messages: "messages" => req,
+    start: "start" => default,
+    first_index: "firstIndex" => default,
+} flatten owner);
 
 /// The row of a user message.
 fn user_row(owner: &RowOwner, index: usize, content: &Content, ts: Option<f64>) -> UiMessage {

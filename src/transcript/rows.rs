@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 use tsify::Tsify;
 
 use super::names::{is_read_only_tool, is_task_tool, normalize_agent_name};
+use crate::decode::{decode_enum, decode_struct};
 use crate::error::Result;
 use crate::message::{decode_at, kind_of};
 use crate::Error;
@@ -35,6 +36,8 @@ pub enum RowRole {
     System,
     Tool,
 }
+
+decode_enum!(RowRole: ALL, as_str);
 
 /// One persisted transcript row (`UiMessage`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Tsify)]
@@ -101,9 +104,38 @@ pub struct UiMessage {
     pub extra: Map<String, Value>,
 }
 
+decode_struct!(UiMessage "UiMessage" {
+    id: "id" => req,
+    role: "role" => req,
+    content: "content" => default,
+    created_at: "createdAt" => default,
+    status: "status" => default,
+    thinking: "thinking" => default,
+    model_id: "modelId" => default,
+    provider_id: "providerId" => default,
+    usage: "usage" => default,
+    error: "error" => default,
+    tool_name: "toolName" => default,
+    tool_call_id: "toolCallId" => default,
+    tool_status: "toolStatus" => default,
+    tool_args: "toolArgs" => default,
+    tool_result: "toolResult" => default,
+    is_error: "isError" => default,
+    parent_tool_call_id: "parentToolCallId" => default,
+    agent_name: "agentName" => default,
+} extra extra);
+
 impl RowRole {
+    /// Every role in declared order, for decoding.
+    pub const ALL: [RowRole; 4] = [
+        RowRole::User,
+        RowRole::Assistant,
+        RowRole::System,
+        RowRole::Tool,
+    ];
+
     /// The role as the host writes it.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             RowRole::User => "user",
             RowRole::Assistant => "assistant",

@@ -12,6 +12,7 @@ use tsify::Tsify;
 
 use super::rows::{dedupe_rows, RowRole, UiMessage};
 use super::time::iso_to_ms;
+use crate::decode::decode_struct;
 use crate::js_text::json_stringify;
 use crate::message::{
     AgentMessage, AssistantMessage, Content, ContentBlock, Extra, ImageBlock, ThinkingBlock,
@@ -46,6 +47,13 @@ pub struct ProviderBinding {
     #[tsify(optional)]
     pub thinking_signature: Option<String>,
 }
+
+decode_struct!(ProviderBinding "ProviderBinding" {
+    provider: "provider" => req,
+    model: "model" => req,
+    api: "api" => default,
+    thinking_signature: "thinkingSignature" => default,
+});
 
 /// pi's zero usage (with a zero `cost`).
 pub fn zero_usage() -> Usage {
