@@ -518,3 +518,62 @@ fn task_row_settle_counts_the_runs_own_rows() {
         (&json!(2), &json!(2), &json!("grep"))
     );
 }
+
+/// ADR 0279 clause 3 and host-contract §6, rows → provider messages: an assistant row
+/// that records a failed provider response (`status: "error"`, `isError: true`, or a
+/// non-null `error`) is not replayed; a tool row without a call id or a tool name, or a
+/// second row of the same call, is skipped; a result's image blocks travel with it.
+#[test]
+fn rows_to_messages_drops_failed_replies_and_keeps_images() {
+    let assistant = |id: &str, extra: Value| {
+        let mut r = json!({"id": id, "role": "assistant", "content": format!("reply {id}")});
+        for (k, v) in extra.as_object().unwrap() {
+            r[k] = v.clone();
+        }
+        r
+    };
+    let rows = delegate_context::transcript::rows_from_value(
+        json!([
+            {"id": "u", "role": "user", "content": "brief"},
+            assistant("ok", json!({"status": "complete"})),
+            assistant("null-error", json!({"error": null})),
+            assistant("status-error", json!({"status": "error"})),
+            assistant("is-error", json!({"isError": true})),
+            assistant("error-text", json!({"error": "boom"})),
+            {"id": "t1", "role": "tool", "toolName": "read", "toolCallId": "k1", "toolArgs": {"path": "a.png"},
+             "toolResult": {"content": [{"type": "image", "data": "AAAA", "mimeType": "image/png"}, {"type": "text", "text": "a.png"}]}},
+            {"id": "t2", "role": "tool", "toolName": "read", "toolCallId": "", "toolResult": "no id"},
+            {"id": "t3", "role": "tool", "toolName": "", "toolCallId": "k3", "toolResult": "no name"},
+            {"id": "t4", "role": "tool", "toolName": "read", "toolCallId": "k1", "toolResult": "again"},
+        ]),
+        "rows",
+    )
+    .unwrap();
+    let messages = serde_json::to_value(rows_to_messages(&rows, &binding())).unwrap();
+    let texts: Vec<String> = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter_map(|b| b["text"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(texts, ["brief", "reply ok", "reply null-error", "a.png"]);
+    let calls: Vec<&str> = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "toolResult")
+        .map(|m| m["toolCallId"].as_str().unwrap())
+        .collect();
+    assert_eq!(calls, ["k1"]);
+    let result = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "toolResult")
+        .unwrap();
+    assert_eq!(
+        result["content"][0],
+        json!({"type": "image", "data": "AAAA", "mimeType": "image/png"})
+    );
+}
