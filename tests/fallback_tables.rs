@@ -170,3 +170,54 @@ fn only_an_overflow_becomes_subagent_context_overflow() {
         );
     }
 }
+
+/// host-contract §5: a 400 or 422 is an overflow when its message matches the host app's
+/// pattern `/context[ _-]?length|maximum context|context window|too many tokens|prompt is
+/// too long|input token count|exceeds the (?:maximum|model)|token limit/i`: each of its
+/// alternatives, in any case, whether or not pi-ai's own patterns know the wording; a
+/// message that matches none is not.
+#[test]
+fn the_host_patterns_make_a_400_or_422_an_overflow() {
+    let model = OverflowModel {
+        model_id: "m".into(),
+        context_window: Some(8_000.0),
+        tokens: Some(9_000),
+        hard_limit: Some(4_000),
+    };
+    let of = |status: f64, text: &str| ProviderError {
+        status: Some(status),
+        message: Some(text.into()),
+        ..Default::default()
+    };
+    for text in [
+        "bad: CONTEXTLENGTH 9000 > 8000",
+        "bad: context length 9000",
+        "bad: context_length",
+        "bad: Context-Length",
+        "bad: the Maximum Context of this model",
+        "bad: over the context window",
+        "bad: too many tokens in the request",
+        "bad: prompt is too long",
+        "bad: Input token count 9000 over",
+        "bad: request exceeds the maximum",
+        "bad: request exceeds the model's budget",
+        "bad: token limit reached",
+    ] {
+        for status in [400.0, 422.0] {
+            assert!(
+                overflow_for_provider_error(&of(status, text), &model).is_some(),
+                "{status} {text}"
+            );
+        }
+        assert!(
+            overflow_for_provider_error(&of(401.0, text), &model).is_none(),
+            "401 {text}"
+        );
+    }
+    for text in ["bad: invalid tool schema", "bad: context", "bad: the model exceeds"] {
+        assert!(
+            overflow_for_provider_error(&of(400.0, text), &model).is_none(),
+            "{text}"
+        );
+    }
+}
