@@ -57,10 +57,11 @@ pub(crate) fn conversation_of(chain: &Chain, rows: &[UiMessage]) -> ChainConvers
     let mut task_rows: HashMap<&str, &UiMessage> = HashMap::new();
     let mut written: HashMap<&str, Vec<&UiMessage>> = HashMap::new();
     for row in rows {
-        if row.is_task_row() && calls.contains(row.task_call_id()) {
-            task_rows.insert(row.task_call_id(), row); // the last copy wins
+        let head = row.head();
+        if head.is_task_row_of(&calls) {
+            task_rows.insert(head.task_call_id(), row); // the last copy wins
         }
-        if let Some(call) = row.head().parent_call().filter(|c| calls.contains(c)) {
+        if let Some(call) = head.parent_call().filter(|c| calls.contains(c)) {
             written.entry(call).or_default().push(row);
         }
     }
