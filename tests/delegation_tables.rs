@@ -1370,3 +1370,34 @@ fn clause4_model_changed_from_table() {
         assert_eq!(messages, want_messages, "{row}");
     }
 }
+
+/// ADR 0279 clause 8: a chain's reads are its runs' reads added at each settle: the files
+/// once each, in the order first read, and the lines summed.
+#[test]
+fn clause8_a_chains_reads_add_up_across_runs() {
+    let mut reg = Registry::with_id_source(ids());
+    let with = |id: &str, files: &[&str], lines: u64| SettleDelegation {
+        delegation_id: id.into(),
+        status: SettleStatus::Completed,
+        reads: Some(ChainReads {
+            files: files.iter().map(|f| f.to_string()).collect(),
+            lines,
+        }),
+        rows: None,
+    };
+    let first = reg.start(&start("r1", "explorer", "A"), None).unwrap();
+    reg.settle(&with(&first.delegation_id, &["a.rs", "b.rs"], 10))
+        .unwrap();
+    let second = reg
+        .start(&resume("r2", "explorer", &first.delegation_id), None)
+        .unwrap();
+    reg.settle(&with(&second.delegation_id, &["b.rs", "c.rs", "a.rs"], 5))
+        .unwrap();
+    assert_eq!(
+        reg.resolve(&first.delegation_id).unwrap().reads,
+        ChainReads {
+            files: vec!["a.rs".into(), "b.rs".into(), "c.rs".into()],
+            lines: 15,
+        }
+    );
+}
