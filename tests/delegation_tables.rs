@@ -457,6 +457,14 @@ fn model_binding_and_definition_on_resume() {
     assert_eq!(s3.model_changed_from.as_deref(), Some("gpt-5"));
     let codes: Vec<Value> = s3.diagnostics.iter().map(|d| json!(d.code)).collect();
     assert_eq!(codes, ["MODEL_CHANGED", "DEFINITION_CHANGED"]);
+    // clause 11: the diagnostic names the agent, the run it resumed and both fingerprints
+    assert_eq!(
+        s3.diagnostics[1].message,
+        format!(
+            "The definition of agent \"explorer\" changed since delegation {} (v1 → v2); the current definition applies.",
+            s.delegation_id
+        )
+    );
     // bad candidates: INVALID_INPUT, nothing started
     reg.settle(&settle(&s3.delegation_id, SettleStatus::Completed, 1))
         .unwrap();
