@@ -214,7 +214,11 @@ fn the_host_patterns_make_a_400_or_422_an_overflow() {
             "401 {text}"
         );
     }
-    for text in ["bad: invalid tool schema", "bad: context", "bad: the model exceeds"] {
+    for text in [
+        "bad: invalid tool schema",
+        "bad: context",
+        "bad: the model exceeds",
+    ] {
         assert!(
             overflow_for_provider_error(&of(400.0, text), &model).is_none(),
             "{text}"
