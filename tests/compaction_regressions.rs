@@ -669,3 +669,80 @@ fn an_empty_summary_is_named_in_the_outcome() {
         assert_eq!(out.summary_error.as_deref(), Some(why));
     }
 }
+
+/// Clause 3 before clause 5: a boundary whose degraded context could not fit (the brief,
+/// the degrade note and the newest tool round are over hardLimit) but whose compacted
+/// context can (the brief, a short summary and the same round) asks for the summary and
+/// compacts; it fails with `SUBAGENT_CONTEXT_OVERFLOW` before asking only when even the
+/// brief and the retained messages are over the limit
+/// (`a_read_larger_than_the_window_fails_at_once_without_a_summary_request`).
+#[test]
+fn a_summary_that_can_fit_is_asked_for_even_when_a_degrade_cannot() {
+    let budget = budget_32k();
+    // a read of 63,700 characters (about 15,925 tokens) after 5,000 tokens of history
+    let ms = vec![
+        msg(json!({"role": "user", "content": "brief", "timestamp": 1})),
+        msg(json!({"role": "user", "content": "go", "timestamp": 2})),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(20_000)}], "stopReason": "stop"}),
+        ),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a"}}], "stopReason": "toolUse"}),
+        ),
+        msg(
+            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(63_700)}], "isError": false}),
+        ),
+    ];
+    let opts = DelegateTurnOptions::default();
+    let prep = prepare_delegate_turn(&ms, &budget, &opts).unwrap();
+    assert_eq!(prep.action, TurnAction::Summarize, "{prep:?}");
+    // the cut splits the only turn after the brief: one turn-prefix request
+    assert_eq!(prep.requests.len(), 1, "{prep:?}");
+    assert_eq!(
+        prep.requests[0].kind,
+        delegate_context::compaction::SummaryKind::TurnPrefix
+    );
+    // the step machine asks for that summary instead of failing at once
+    let ctx = delegate_context::compaction::DelegateContext::from_messages(&ms).unwrap();
+    let turn = delegate_context::compaction::Turn::begin(&ctx, &budget, "m", &opts).unwrap();
+    match turn.next(&ctx) {
+        Ok(delegate_context::compaction::Next::Summarize(r)) => assert_eq!(
+            r.kind,
+            delegate_context::compaction::SummaryKind::TurnPrefix
+        ),
+        other => panic!("expected the turn-prefix request, got {other:?}"),
+    }
+    // the degrade alone cannot fit: the brief, its note and the read are over hardLimit
+    let failed = complete_delegate_turn(
+        &ms,
+        &budget,
+        "m",
+        &opts,
+        &SummaryAnswer {
+            error: Some("summary model down".into()),
+            ..SummaryAnswer::default()
+        },
+    );
+    assert!(
+        matches!(failed, Err(Error::SubagentContextOverflow { .. })),
+        "{failed:?}"
+    );
+    // with the summary it fits: brief, summary, the read
+    let answer = SummaryAnswer {
+        history: None,
+        turn_prefix: Some("## Original Request\nread a".into()),
+        error: None,
+    };
+    let out = complete_delegate_turn(&ms, &budget, "m", &opts, &answer).unwrap();
+    assert_eq!(out.outcome, TurnOutcomeKind::Compacted);
+    assert!(out.tokens_after < budget.hard_limit, "{out:?}");
+    let out_messages = out.materialize(&ms);
+    assert_eq!(out_messages.len(), 4);
+    assert_eq!(out_messages[0], ms[0]);
+    assert!(
+        summary_text(&out_messages[1]).contains("## Original Request\nread a"),
+        "{:?}",
+        out_messages[1]
+    );
+    assert_eq!(&out_messages[2..], &ms[3..]);
+}
