@@ -125,12 +125,14 @@ pub fn is_echo_of_brief(message: &AgentMessage, brief: &str) -> bool {
     let AgentMessage::User(user) = message else {
         return false;
     };
-    match &user.content {
-        Content::Text(text) => text.trim() == brief,
-        Content::Blocks(blocks) => {
-            matches!(blocks.as_slice(), [ContentBlock::Text(only)] if only.text.trim() == brief)
-        }
-    }
+    let only_text = match &user.content {
+        Content::Text(text) => text,
+        Content::Blocks(blocks) => match blocks.as_slice() {
+            [ContentBlock::Text(only)] => &only.text,
+            _ => return false,
+        },
+    };
+    only_text.trim() == brief
 }
 
 /// Clause 4, last row: whether the rows of the run `tool_call_id` (selected from `rows`
@@ -171,6 +173,29 @@ mod tests {
     use super::*;
     use crate::transcript::rows_from_value;
     use serde_json::json;
+
+    #[test]
+    fn an_echo_of_the_brief_is_a_user_message_whose_only_text_is_the_brief() {
+        let message = |v: serde_json::Value| AgentMessage::from_value(v, "m").unwrap();
+        let brief = "audit src/";
+        let echoes = [
+            json!({"role": "user", "content": " audit src/\n"}),
+            json!({"role": "user", "content": [{"type": "text", "text": "audit src/ "}]}),
+        ];
+        for v in echoes {
+            assert!(is_echo_of_brief(&message(v.clone()), brief), "{v}");
+        }
+        let others = [
+            json!({"role": "user", "content": "audit src/ again"}),
+            json!({"role": "user", "content": [{"type": "text", "text": "audit"}]}),
+            json!({"role": "user", "content": [{"type": "text", "text": "audit src/"}, {"type": "text", "text": "audit src/"}]}),
+            json!({"role": "user", "content": [{"type": "image", "data": "", "mimeType": "image/png"}]}),
+            json!({"role": "assistant", "content": [{"type": "text", "text": "audit src/"}]}),
+        ];
+        for v in others {
+            assert!(!is_echo_of_brief(&message(v.clone()), brief), "{v}");
+        }
+    }
 
     #[test]
     fn selection_and_reads() {
