@@ -454,6 +454,9 @@ pub fn replace_lone_surrogates(text: &str) -> Option<String> {
     Some(out)
 }
 
+// The ties below are written as their exact binary values (e.g. ...490.375), which is what
+// they test, not as the shortest literal that reads back to the same number.
+#[allow(clippy::excessive_precision)]
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,7 +30,8 @@ fn a_model_size_is_a_finite_number_at_or_above_zero() {
         f64::INFINITY,
         f64::NEG_INFINITY,
     ];
-    let fields: [(&str, fn(f64) -> BudgetModel); 3] = [
+    type Field = (&'static str, fn(f64) -> BudgetModel);
+    let fields: [Field; 3] = [
         ("contextWindow", |x| model(Some(x), None, None)),
         ("maxTokens", |x| model(None, Some(x), None)),
         ("definitionMaxTokens", |x| model(None, None, Some(x))),

@@ -303,7 +303,7 @@ impl<'v> Fields<'v> {
     /// The next known field's index in the struct and its value; unknown fields skipped
     /// or kept.
     #[inline(never)]
-    pub fn next(&mut self) -> Result<Option<(usize, &'v Value)>, Bad> {
+    pub fn next_field(&mut self) -> Result<Option<(usize, &'v Value)>, Bad> {
         let spec = self.spec;
         match &mut self.source {
             Source::Map(entries) => {
@@ -431,7 +431,7 @@ macro_rules! decode_struct {
                 };
                 let mut f = $crate::decode::Fields::new(v, &SPEC)?;
                 $(let mut $field = None;)*
-                while let Some((i, v)) = f.next()? {
+                while let Some((i, v)) = f.next_field()? {
                     $(if i == Field::$field as usize {
                         f.put(&mut $field, i, v)?;
                         continue;
