@@ -746,3 +746,35 @@ fn a_summary_that_can_fit_is_asked_for_even_when_a_degrade_cannot() {
     );
     assert_eq!(&out_messages[2..], &ms[3..]);
 }
+
+/// Clause 3's input: a boundary's messages start with the task brief (a user message), and
+/// its budget has a hardLimit of at least 1; anything else is `INVALID_INPUT` at its path.
+#[test]
+fn a_boundary_needs_its_brief_first_and_a_positive_hard_limit() {
+    let budget = budget_32k();
+    let opts = DelegateTurnOptions::default();
+    let brief = msg(json!({"role": "user", "content": "brief", "timestamp": 1}));
+    let reply = msg(
+        json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}], "stopReason": "stop"}),
+    );
+    let invalid = |ms: &[AgentMessage], budget: &ContextBudget| match prepare_delegate_turn(
+        ms, budget, &opts,
+    ) {
+        Err(Error::InvalidInput { path, message }) => (path, message),
+        other => panic!("expected INVALID_INPUT, got {other:?}"),
+    };
+    let (path, message) = invalid(&[], &budget);
+    assert_eq!(path, "messages");
+    assert!(message.contains("at least its task brief"), "{message}");
+    let (path, message) = invalid(&[reply.clone(), brief.clone()], &budget);
+    assert_eq!(path, "messages[0]");
+    assert!(message.contains("got role \"assistant\""), "{message}");
+    let zero = ContextBudget {
+        hard_limit: 0,
+        ..budget.clone()
+    };
+    let (path, _) = invalid(&[brief.clone(), reply.clone()], &zero);
+    assert_eq!(path, "budget.hardLimit");
+    // the same context with its brief first and the budget's own hardLimit is valid
+    assert!(prepare_delegate_turn(&[brief, reply], &budget, &opts).is_ok());
+}
