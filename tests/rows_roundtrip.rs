@@ -170,6 +170,14 @@ fn upsert(store: &mut Vec<UiMessage>, rows: Vec<UiMessage>) {
     }
 }
 
+/// A row: `base` with the fields of `extra` set over it.
+fn with_fields(mut base: Value, extra: Value) -> Value {
+    for (k, v) in extra.as_object().expect("extra fields are an object") {
+        base[k] = v.clone();
+    }
+    base
+}
+
 fn ids(from: u64) -> delegate_context::delegation::IdSource {
     let mut n = from;
     Box::new(move || {
@@ -462,11 +470,10 @@ fn task_row_settle_counts_the_runs_own_rows() {
     })
     .unwrap();
     let of = |call: &str, id: &str, role: &str, extra: Value| {
-        let mut r = json!({"id": id, "role": role, "content": "x", "parentToolCallId": call, "agentName": "explorer"});
-        for (k, v) in extra.as_object().unwrap() {
-            r[k] = v.clone();
-        }
-        r
+        with_fields(
+            json!({"id": id, "role": role, "content": "x", "parentToolCallId": call, "agentName": "explorer"}),
+            extra,
+        )
     };
     let run_rows = delegate_context::transcript::rows_from_value(
         json!([
@@ -526,11 +533,10 @@ fn task_row_settle_counts_the_runs_own_rows() {
 #[test]
 fn rows_to_messages_drops_failed_replies_and_keeps_images() {
     let assistant = |id: &str, extra: Value| {
-        let mut r = json!({"id": id, "role": "assistant", "content": format!("reply {id}")});
-        for (k, v) in extra.as_object().unwrap() {
-            r[k] = v.clone();
-        }
-        r
+        with_fields(
+            json!({"id": id, "role": "assistant", "content": format!("reply {id}")}),
+            extra,
+        )
     };
     let rows = delegate_context::transcript::rows_from_value(
         json!([
