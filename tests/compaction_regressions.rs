@@ -778,3 +778,140 @@ fn a_boundary_needs_its_brief_first_and_a_positive_hard_limit() {
     // the same context with its brief first and the budget's own hardLimit is valid
     assert!(prepare_delegate_turn(&[brief, reply], &budget, &opts).is_ok());
 }
+
+/// pi's `compact()` for a split turn with history before it: the summary is the history
+/// summary, then the turn prefix summary under "**Turn Context (split turn):**", then the
+/// file lists of both summarized parts, which also go into `details` (`readFiles`,
+/// `modifiedFiles`); `summarizedMessages` counts the history and the turn prefix.
+#[test]
+fn a_split_turn_with_history_composes_pis_summary_and_details() {
+    let budget = budget_32k();
+    let ms = vec![
+        msg(json!({"role": "user", "content": "brief", "timestamp": 1})),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a.rs"}}], "stopReason": "toolUse"}),
+        ),
+        msg(
+            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(20_000)}], "isError": false}),
+        ),
+        msg(json!({"role": "user", "content": "go on", "timestamp": 2})),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(20_000)}, {"type": "toolCall", "id": "c2", "name": "edit", "arguments": {"path": "b.rs"}}], "stopReason": "toolUse"}),
+        ),
+        msg(
+            json!({"role": "toolResult", "toolCallId": "c2", "toolName": "edit", "content": [{"type": "text", "text": "edited"}], "isError": false}),
+        ),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c3", "name": "read", "arguments": {"path": "c.rs"}}], "stopReason": "toolUse"}),
+        ),
+        msg(
+            json!({"role": "toolResult", "toolCallId": "c3", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(36_000)}], "isError": false}),
+        ),
+    ];
+    let opts = DelegateTurnOptions::default();
+    let prep = prepare_delegate_turn(&ms, &budget, &opts).unwrap();
+    let kinds: Vec<_> = prep.requests.iter().map(|r| r.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            delegate_context::compaction::SummaryKind::History,
+            delegate_context::compaction::SummaryKind::TurnPrefix
+        ],
+        "{prep:?}"
+    );
+    let answer = SummaryAnswer {
+        history: Some("HISTORY".into()),
+        turn_prefix: Some("PREFIX".into()),
+        error: None,
+    };
+    let out = complete_delegate_turn(&ms, &budget, "m", &opts, &answer).unwrap();
+    assert_eq!(out.outcome, TurnOutcomeKind::Compacted);
+    // history [1, 3) and the turn prefix [3, 6) are summarized; [6, 8) is kept
+    assert_eq!(out.summarized_messages, 5);
+    let messages = out.materialize(&ms);
+    assert_eq!(messages.len(), 4);
+    assert_eq!(&messages[2..], &ms[6..]);
+    let AgentMessage::CompactionSummary(s) = &messages[1] else {
+        panic!("{:?}", messages[1]);
+    };
+    assert_eq!(
+        s.summary,
+        "HISTORY\n\n---\n\n**Turn Context (split turn):**\n\nPREFIX\n\n<read-files>\na.rs\n</read-files>\n\n<modified-files>\nb.rs\n</modified-files>"
+    );
+    let details = serde_json::to_value(&s.extra["details"]).unwrap();
+    assert_eq!(details["readFiles"], json!(["a.rs"]), "{details}");
+    assert_eq!(details["modifiedFiles"], json!(["b.rs"]), "{details}");
+}
+
+/// The limit a rewrite is checked against (clause 3, "below hardLimit in the provider's
+/// terms"): provider usage above the context's chars/4 estimate shrinks hardLimit by
+/// estimate/usage; usage at or below the estimate, or an estimate of 0 (nothing to scale
+/// by), leaves hardLimit.
+#[test]
+fn the_fit_limit_shrinks_by_estimate_over_usage_only() {
+    use delegate_context::compaction::assess::fit_limit;
+    use delegate_context::compaction::DelegateContext;
+    let budget = budget_32k();
+    let ctx = DelegateContext::from_messages(&[
+        msg(json!({"role": "user", "content": "b".repeat(4_000), "timestamp": 1})),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(4_000)}], "stopReason": "stop"}),
+        ),
+    ])
+    .unwrap();
+    assert_eq!(ctx.total_tokens(), 2_000);
+    // (overhead, usage tokens) → limit
+    let rows = [
+        (0, 4_000, 8_000),     // usage twice the estimate: half of hardLimit
+        (0, 3_000, 10_666),    // floor(16000 * 2000 / 3000)
+        (1_000, 6_000, 8_000), // the overhead counts in the estimate: 3000 / 6000
+        (0, 2_000, 16_000),    // equal
+        (0, 1_000, 16_000),    // below
+    ];
+    for (overhead, tokens, want) in rows {
+        assert_eq!(
+            fit_limit(&ctx, &budget, overhead, tokens),
+            want,
+            "overhead {overhead}, usage {tokens}"
+        );
+    }
+    let empty = DelegateContext::from_messages(&[msg(
+        json!({"role": "user", "content": "", "timestamp": 1}),
+    )])
+    .unwrap();
+    assert_eq!(empty.total_tokens(), 0);
+    assert_eq!(fit_limit(&empty, &budget, 0, 500), 16_000);
+}
+
+/// The fast path's `last_summary` is an index of the context: one at or past its length is
+/// no summary (the answer is the one without it), never a floor that hides every usage.
+#[test]
+fn the_fast_path_ignores_a_summary_index_past_the_context() {
+    use delegate_context::compaction::assess::unchanged_below_threshold;
+    let budget = budget_32k();
+    let ms = [
+        msg(json!({"role": "user", "content": "brief", "timestamp": 1})),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}], "stopReason": "stop", "usage": {"input": 5000, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 5000}}),
+        ),
+        msg(json!({"role": "user", "content": "go on", "timestamp": 2})),
+    ];
+    let summary = msg(
+        json!({"role": "compactionSummary", "summary": "s", "tokensBefore": 1, "timestamp": 0}),
+    )
+    .facts("s")
+    .unwrap();
+    let brief = ms[0].facts("m").unwrap();
+    let opts = DelegateTurnOptions::default();
+    let answer = |last_summary| {
+        unchanged_below_threshold(ms.len(), &brief, last_summary, &budget, &opts, |i| {
+            ms[i].facts("m")
+        })
+        .unwrap()
+        .expect("below the threshold")
+    };
+    let without = answer(None);
+    assert!(without.tokens >= 5_000, "the usage counts: {without:?}");
+    assert_eq!(answer(Some((ms.len(), &summary))), without);
+    assert_eq!(answer(Some((ms.len() + 5, &summary))), without);
+}

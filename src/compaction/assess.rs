@@ -136,13 +136,15 @@ pub fn turn_kind(last_assistant: Option<&MessageFacts>) -> TurnKind {
 /// over hardLimit is returned as fitting, and the next boundary does not compact again.
 pub fn fit_limit(ctx: &DelegateContext, budget: &ContextBudget, overhead: u64, tokens: u64) -> u64 {
     let estimate = ctx.total_tokens().saturating_add(overhead);
-    if tokens > estimate && estimate > 0 {
-        ((budget.hard_limit as f64) * (estimate as f64) / (tokens as f64))
-            .floor()
-            .max(1.0) as u64
-    } else {
-        budget.hard_limit
+    if estimate == 0 {
+        return budget.hard_limit;
     }
+    // hardLimit × estimate / usage, never above hardLimit (usage at or below the estimate
+    // leaves it), never below 1
+    let scaled = ((budget.hard_limit as f64) * (estimate as f64) / (tokens as f64))
+        .floor()
+        .max(1.0) as u64;
+    scaled.min(budget.hard_limit)
 }
 
 /// The turn-boundary check for the common case, without reading the whole context.

@@ -89,9 +89,11 @@ pub fn compose_compacted(
         options.now.unwrap_or(0.0),
         &marks,
     );
-    let message_tokens = message
-        .facts("(summary)")
-        .map_or(u64::MAX / 4, |f| f.tokens);
+    // (a message this library writes always reads; if it did not, it would not fit)
+    let Ok(message_facts) = message.facts("(summary)") else {
+        return Err(summary);
+    };
+    let message_tokens = message_facts.tokens;
     let after = ctx
         .tokens(0..1)
         .saturating_add(message_tokens)
