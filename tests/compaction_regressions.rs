@@ -915,3 +915,32 @@ fn the_fast_path_ignores_a_summary_index_past_the_context() {
     assert_eq!(answer(Some((ms.len(), &summary))), without);
     assert_eq!(answer(Some((ms.len() + 5, &summary))), without);
 }
+
+/// pi's `maxTokens` of a summary request: `min(floor(f × reserveTokens), maxTokens > 0 ?
+/// maxTokens : ∞)` with f = 0.8 for the history and 0.5 for a turn prefix (the table of
+/// pi's own requests is tests/pi_table.rs); a reserve that gives no positive finite number
+/// gives 0.
+#[test]
+fn a_summary_requests_max_tokens_table() {
+    use delegate_context::compaction::request::summary_max_tokens;
+    use delegate_context::compaction::SummaryKind::{History, TurnPrefix};
+    let rows = [
+        (History, 16384.0, 0.0, 13107),
+        (TurnPrefix, 16384.0, 0.0, 8192),
+        (History, 16384.0, 4096.0, 4096),
+        (History, 16384.0, -1.0, 13107),
+        (TurnPrefix, 1001.0, 0.0, 500),
+        (History, f64::INFINITY, 0.0, 0),
+        (History, f64::INFINITY, 300.0, 300),
+        (History, f64::NAN, 0.0, 0),
+        (History, -10.0, 0.0, 0),
+        (History, 1.0, 0.0, 0),
+    ];
+    for (kind, reserve, model_max, want) in rows {
+        assert_eq!(
+            summary_max_tokens(kind, reserve, model_max),
+            want,
+            "{kind:?} reserve {reserve} model maxTokens {model_max}"
+        );
+    }
+}

@@ -178,3 +178,91 @@ fn prepare_compaction_and_the_cut_of_every_prefix_are_pis() {
     // the table reaches cuts of every kind (a row that only says "undefined" would not)
     assert!(compared >= 150, "{compared} applicable rows");
 }
+
+/// The summary requests pi's `compact` sends for a whole context (captured from pi-ai's
+/// faux provider): the history request, then a split turn's prefix request, each with
+/// pi's system prompt, prompt text and `maxTokens`, at three reserveTokens / model
+/// maxTokens / customInstructions settings. (The boundary adds the delegate's brief as
+/// context; pi has no brief, so these requests are built without one.)
+#[test]
+fn summary_requests_are_pis() {
+    use delegate_context::compaction::request::{build_summary_request, SummaryRequestSpec};
+    use delegate_context::compaction::SummaryKind;
+    let mut compared = 0;
+    for c in table()["contexts"].as_array().unwrap() {
+        let name = c["name"].as_str().unwrap();
+        let ctx = context(c["messages"].as_array().unwrap());
+        for r in c["requests"].as_array().unwrap() {
+            let keep = r["keep"].as_f64().unwrap();
+            let label = format!("{name} keep={keep} {r}");
+            let p = prepare_compaction(&ctx, &settings(keep)).expect("applicable");
+            let parts =
+                |range: &delegate_context::compaction::prepare::MessageRange| -> Vec<String> {
+                    ctx.facts()[range.start..range.end]
+                        .iter()
+                        .flat_map(|f| f.parts())
+                        .collect()
+                };
+            // pi's `compact`: a split turn sends the history request only when there is
+            // history, then the prefix request; otherwise it sends the history request,
+            // empty or not (the boundary itself never asks to summarize nothing)
+            let history = (SummaryKind::History, parts(&p.messages_to_summarize));
+            let kinds =
+                if p.is_split_turn && p.turn_prefix_messages.end > p.turn_prefix_messages.start {
+                    let prefix = (SummaryKind::TurnPrefix, parts(&p.turn_prefix_messages));
+                    if p.messages_to_summarize.end > p.messages_to_summarize.start {
+                        vec![history, prefix]
+                    } else {
+                        vec![prefix]
+                    }
+                } else {
+                    vec![history]
+                };
+            let sent = r["sent"].as_array().unwrap();
+            assert_eq!(kinds.len(), sent.len(), "{label}: how many requests");
+            for ((kind, parts), pi) in kinds.into_iter().zip(sent) {
+                let spec = SummaryRequestSpec {
+                    kind,
+                    parts,
+                    brief: None,
+                    previous_summary: p.previous_summary.as_deref(),
+                    custom_instructions: r["customInstructions"].as_str(),
+                    reserve_tokens: r["reserveTokens"].as_f64().unwrap(),
+                    model_max_tokens: r["maxTokens"].as_f64().unwrap(),
+                    context_window: 1_000_000,
+                    now: 0.0,
+                };
+                let ours = build_summary_request(&spec).expect("a request that fits");
+                assert!(!ours.bounded, "{label}");
+                assert_eq!(
+                    ours.system_prompt,
+                    pi["systemPrompt"].as_str().unwrap(),
+                    "{label}"
+                );
+                assert_eq!(
+                    ours.max_tokens,
+                    pi["maxTokens"].as_u64().unwrap(),
+                    "{label}"
+                );
+                let AgentMessage::User(u) = &ours.messages[0] else {
+                    panic!("{label}: a user message");
+                };
+                assert_eq!(
+                    u.content.text(""),
+                    pi["prompt"].as_str().unwrap(),
+                    "{label} {kind:?}"
+                );
+                // pi's `if (previousSummary)`: an empty previous summary is none
+                if spec.previous_summary.is_none() {
+                    let empty = SummaryRequestSpec {
+                        previous_summary: Some(""),
+                        ..spec.clone()
+                    };
+                    assert_eq!(build_summary_request(&empty), Some(ours), "{label}");
+                }
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared >= 25, "{compared} requests");
+}

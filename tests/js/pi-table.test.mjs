@@ -1,8 +1,9 @@
 // The reference table of pi-agent-core 0.85.1's compaction primitives (host-contract §3,
 // ADR 0299 clause 3) on small hand-written contexts: tests/data/pi-table.json holds each
 // context and what pi answers for it (`DEFAULT_COMPACTION_SETTINGS`,
-// `serializeConversation(convertToLlm(messages))`, and `prepareCompaction` and
-// `findCutPoint` of every prefix at several keepRecentTokens). The native tests
+// `serializeConversation(convertToLlm(messages))`, `prepareCompaction` and `findCutPoint`
+// of every prefix at several keepRecentTokens, and the summary requests `compact` sends for
+// whole contexts, captured from pi-ai's faux provider). The native tests
 // (tests/pi_table.rs) hold the Rust core to it, so a wrong rule fails `cargo test` and
 // cargo-mutants sees it (issue 20); this test checks the file against the live pi (a table
 // that rots fails here), and rewrites it with `--write`:
@@ -14,7 +15,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
+import { createModels, fauxAssistantMessage, fauxProvider } from "@earendil-works/pi-ai";
+import { BACKGROUND_CONTEXT } from "@earendil-works/pi-agent-core/harness/context";
 import {
+  compact,
   convertToLlm,
   DEFAULT_COMPACTION_SETTINGS,
   findCutPoint,
@@ -141,7 +145,32 @@ function entriesOf(ms) {
   return [compaction, ...toEntries(ms.slice(1)).map((e, i) => ({ ...e, id: `f${i}`, parentId: i === 0 ? "c0" : `f${i - 1}` }))];
 }
 
-function answers() {
+/** Request settings `compact` is run with: reserveTokens, the model's maxTokens, focus. */
+const REQUEST_SETTINGS = [
+  { reserveTokens: 16384, maxTokens: 0, customInstructions: undefined },
+  { reserveTokens: 1000, maxTokens: 300, customInstructions: "the files read" },
+  { reserveTokens: 3000, maxTokens: 5000, customInstructions: "" },
+];
+
+/** The requests pi's `compact` sends for `preparation` (history first, then a split turn's prefix). */
+async function requestsOf(preparation, { reserveTokens, maxTokens, customInstructions }) {
+  const faux = fauxProvider({ models: [{ id: "summarizer", contextWindow: 1_000_000, maxTokens }] });
+  const models = createModels();
+  models.setProvider(faux.provider);
+  const sent = [];
+  const answer = (context, options) => {
+    assert.equal(context.messages.length, 1);
+    sent.push({ systemPrompt: context.systemPrompt, prompt: context.messages[0].content[0].text, maxTokens: options.maxTokens });
+    return fauxAssistantMessage("SUMMARY");
+  };
+  faux.setResponses([answer, answer]);
+  const model = faux.getModel("summarizer");
+  const r = await compact({ ...preparation, settings: { ...preparation.settings, reserveTokens } }, models, model, customInstructions, undefined, undefined, undefined, BACKGROUND_CONTEXT);
+  assert.ok(r.ok, JSON.stringify(r.error));
+  return sent;
+}
+
+async function answers() {
   const out = { defaults: { ...DEFAULT_COMPACTION_SETTINGS }, contexts: [] };
   for (const { name, messages } of contexts()) {
     // JSON as the native tests read it (an `undefined` field is absent)
@@ -177,7 +206,15 @@ function answers() {
         });
       }
     }
-    out.contexts.push({ name, messages: ms, serialized, plans });
+    // the requests for the whole context at two cuts
+    const requests = [];
+    for (const keep of [20, 200]) {
+      const preparation = prepareCompaction(entries, { ...DEFAULT_COMPACTION_SETTINGS, keepRecentTokens: keep }).value;
+      for (const settings of REQUEST_SETTINGS) {
+        requests.push({ keep, ...settings, customInstructions: settings.customInstructions ?? null, sent: await requestsOf(preparation, settings) });
+      }
+    }
+    out.contexts.push({ name, messages: ms, serialized, plans, requests });
   }
   return out;
 }
@@ -190,6 +227,8 @@ function format(t) {
     c.messages.forEach((m, i) => lines.push(`    ${JSON.stringify(m)}${i + 1 < c.messages.length ? "," : ""}`));
     lines.push("   ],", `   "serialized": ${JSON.stringify(c.serialized)},`, '   "plans": [');
     c.plans.forEach((p, i) => lines.push(`    ${JSON.stringify(p)}${i + 1 < c.plans.length ? "," : ""}`));
+    lines.push("   ],", '   "requests": [');
+    c.requests.forEach((r, i) => lines.push(`    ${JSON.stringify(r)}${i + 1 < c.requests.length ? "," : ""}`));
     lines.push("   ]", `  }${k + 1 < t.contexts.length ? "," : ""}`);
   });
   lines.push(" ]", "}");
@@ -197,11 +236,11 @@ function format(t) {
 }
 
 if (process.argv.includes("--write")) {
-  writeFileSync(FILE, format(answers()));
+  writeFileSync(FILE, format(await answers()));
   console.log(`wrote ${FILE.pathname}`);
 } else {
-  test("tests/data/pi-table.json is what pi-agent-core answers", () => {
+  test("tests/data/pi-table.json is what pi-agent-core answers", async () => {
     const file = JSON.parse(readFileSync(FILE, "utf8"));
-    assert.deepEqual(file, answers());
+    assert.deepEqual(file, await answers());
   });
 }
