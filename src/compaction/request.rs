@@ -189,7 +189,8 @@ pub fn summary_max_tokens(kind: SummaryKind, reserve_tokens: f64, model_max_toke
     if model_max_tokens > 0.0 {
         m = m.min(model_max_tokens);
     }
-    if m.is_finite() && m > 0.0 {
+    // (`as` gives 0 for a negative or NaN figure)
+    if m.is_finite() {
         m as u64
     } else {
         0
@@ -206,12 +207,9 @@ fn cut_marked(text: &str, max: usize) -> String {
     let room = max.saturating_sub(utf16_len(&marker(len)));
     let (head, kept) = utf16_prefix(text, room);
     let out = format!("{head}{}", marker(len - kept));
-    if utf16_len(&out) <= max {
-        out
-    } else {
-        let (h, _) = utf16_prefix(&out, max);
-        h.to_string()
-    }
+    // the marker alone may be longer than `max`
+    let (h, _) = utf16_prefix(&out, max);
+    h.to_string()
 }
 
 fn push_joined<'p>(out: &mut String, parts: impl Iterator<Item = &'p str>) {
