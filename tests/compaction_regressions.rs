@@ -944,3 +944,43 @@ fn a_summary_requests_max_tokens_table() {
         );
     }
 }
+
+/// The previous summary of a plan ending at `end` is the last `compactionSummary` before
+/// `end`, also when a later one exists (a prefix of the context).
+#[test]
+fn the_previous_summary_is_the_last_one_before_the_end() {
+    use delegate_context::compaction::plan::last_summary_before;
+    use delegate_context::compaction::DelegateContext;
+    let summary = |s: &str| {
+        msg(json!({"role": "compactionSummary", "summary": s, "tokensBefore": 1, "timestamp": 0}))
+    };
+    let reply = || {
+        msg(
+            json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}], "stopReason": "stop"}),
+        )
+    };
+    let user = || msg(json!({"role": "user", "content": "go", "timestamp": 1}));
+    let ctx = DelegateContext::from_messages(&[
+        user(),
+        reply(),
+        summary("first"),
+        user(),
+        reply(),
+        summary("second"),
+        user(),
+    ])
+    .unwrap();
+    let rows = [
+        (0, None),
+        (1, None),
+        (2, None),
+        (3, Some(2)),
+        (5, Some(2)),
+        (6, Some(5)),
+        (7, Some(5)),
+        (99, Some(5)),
+    ];
+    for (end, want) in rows {
+        assert_eq!(last_summary_before(&ctx, end), want, "end {end}");
+    }
+}

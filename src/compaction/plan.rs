@@ -124,11 +124,9 @@ pub struct CompactionPlan {
 impl CompactionPlan {
     /// `turnPrefixMessages`: `turnStart..firstKept` of a split turn (else empty).
     pub fn prefix_range(&self) -> std::ops::Range<usize> {
-        if self.cut.is_split_turn && self.cut.turn_start_index >= 0 {
-            self.cut.turn_start_index as usize..self.cut.first_kept_entry_index
-        } else {
-            0..0
-        }
+        // a cut has a turn start exactly when it splits that turn ([`cut_result`])
+        usize::try_from(self.cut.turn_start_index)
+            .map_or(0..0, |start| start..self.cut.first_kept_entry_index)
     }
     /// The split turn's prefix without what lies before the compactable region (a
     /// delegate's pinned brief starts its first turn but is never summarized away).
