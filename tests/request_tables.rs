@@ -1,0 +1,169 @@
+//! ADR 0299 clause 3, a summary request bounded to the summarizing model's window
+//! (`src/compaction/request.rs`; pi's unbounded requests are held in tests/pi_table.rs):
+//! a conversation that fits the request's room is sent whole; once it does not, each part
+//! is cut to its bounded size (4,000 characters, a thinking part to its label and 1,000)
+//! with a visible count of what was cut, then the oldest parts are dropped behind a marker
+//! that counts them, and the request always fits: its input estimate plus its maxTokens
+//! is at most the window.
+#![cfg(not(target_arch = "wasm32"))]
+
+use delegate_context::compaction::request::{
+    build_summary_request, SummaryRequestSpec, BOUNDED_PART_CHARS, BOUNDED_THINKING_CHARS,
+    SUMMARIZATION_PROMPT, SUMMARIZATION_SYSTEM_PROMPT,
+};
+use delegate_context::compaction::{SummaryKind, SummaryRequest};
+use delegate_context::message::AgentMessage;
+
+const OPEN: &str = "<conversation>\n";
+const CLOSE: &str = "\n</conversation>\n\n";
+/// reserveTokens 1,000: a history request's maxTokens is 800.
+const MAX_TOKENS: u64 = 800;
+
+fn units(s: &str) -> usize {
+    s.encode_utf16().count()
+}
+
+/// The characters of a history request without a conversation (no brief, no previous
+/// summary, no focus).
+fn fixed() -> usize {
+    units(SUMMARIZATION_SYSTEM_PROMPT) + units(OPEN) + units(CLOSE) + units(SUMMARIZATION_PROMPT)
+}
+
+fn request(parts: &[String], window: u64) -> Option<SummaryRequest> {
+    build_summary_request(&SummaryRequestSpec {
+        kind: SummaryKind::History,
+        parts: parts.to_vec(),
+        brief: None,
+        previous_summary: None,
+        custom_instructions: None,
+        reserve_tokens: 1000.0,
+        model_max_tokens: 0.0,
+        context_window: window,
+        now: 0.0,
+    })
+}
+
+/// The conversation a request shows, and a check that the request fits its window.
+fn conversation(r: &SummaryRequest, window: u64) -> String {
+    assert_eq!(r.max_tokens, MAX_TOKENS);
+    assert!(
+        r.estimated_input_tokens + r.max_tokens <= window,
+        "{} + {} > {window}",
+        r.estimated_input_tokens,
+        r.max_tokens
+    );
+    let AgentMessage::User(u) = &r.messages[0] else {
+        panic!("a user message");
+    };
+    let text = u.content.text("");
+    let start = text.find(OPEN).expect("a conversation") + OPEN.len();
+    let end = text.rfind(CLOSE).expect("its end");
+    text[start..end].to_string()
+}
+
+/// A window whose request room is exactly `chars` characters of conversation.
+fn window_for(chars: usize) -> u64 {
+    let total = fixed() + chars;
+    assert_eq!(
+        total % 4,
+        0,
+        "pick parts that make the request a multiple of 4"
+    );
+    MAX_TOKENS + (total / 4) as u64
+}
+
+#[test]
+fn a_conversation_that_fills_the_room_exactly_is_sent_whole() {
+    // four parts joined by blank lines
+    let mut parts: Vec<String> = [100, 200, 300, 50]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            format!(
+                "[User]: {}",
+                char::from(b'a' + i as u8).to_string().repeat(*n)
+            )
+        })
+        .collect();
+    let joined = |parts: &[String]| parts.join("\n\n");
+    while (fixed() + units(&joined(&parts))) % 4 != 0 {
+        parts[3].push('d');
+    }
+    let whole = joined(&parts);
+    let window = window_for(units(&whole));
+    let r = request(&parts, window).expect("fits");
+    assert!(!r.bounded && r.omitted_parts == 0, "{r:?}");
+    assert_eq!(conversation(&r, window), whole);
+    assert_eq!(r.estimated_input_tokens + r.max_tokens, window);
+    // one character more than the room: no part is over its bounded size, so the
+    // oldest part is dropped behind a marker that counts it
+    let mut longer = parts.clone();
+    longer[3].push_str("ddddd");
+    let r = request(&longer, window + 1).expect("fits");
+    let over = units(&joined(&longer)) - (4 * (window + 1 - MAX_TOKENS) as usize - fixed());
+    assert_eq!(over, 1);
+    assert!(r.bounded && r.omitted_parts == 1, "{r:?}");
+    assert_eq!(
+        conversation(&r, window + 1),
+        format!(
+            "[... 1 earlier parts of the conversation omitted to fit the summary request]\n\n{}",
+            joined(&longer[1..])
+        )
+    );
+    // a window one token smaller than the exact fit: the same
+    let r = request(&parts, window - 1).expect("fits");
+    assert!(r.bounded && r.omitted_parts == 1, "{r:?}");
+    assert_eq!(
+        conversation(&r, window - 1),
+        format!(
+            "[... 1 earlier parts of the conversation omitted to fit the summary request]\n\n{}",
+            joined(&parts[1..])
+        )
+    );
+}
+
+#[test]
+fn long_parts_are_cut_to_their_bounded_size_with_a_count() {
+    let user = format!("[User]: {}", "u".repeat(10_000));
+    let thinking_label = "[Assistant thinking]: ";
+    let thinking = format!("{thinking_label}{}", "t".repeat(5_000));
+    let reply = "[Assistant]: ok".to_string();
+    let parts = vec![user.clone(), thinking.clone(), reply.clone()];
+    // room for about 8,000 characters: the whole (15,052) does not fit, the cut parts do
+    let mut room = 8_000;
+    while (fixed() + room) % 4 != 0 {
+        room += 1;
+    }
+    let window = window_for(room);
+    let r = request(&parts, window).expect("fits");
+    assert!(r.bounded && r.omitted_parts == 0, "{r:?}");
+    let shown = conversation(&r, window);
+    let shown: Vec<&str> = shown.split("]\n\n").collect();
+    assert_eq!(shown.len(), 3, "{shown:?}");
+    let cut = |original: &str, shown: &str, max: usize| {
+        let shown = format!("{shown}]");
+        let n = units(&shown);
+        assert!(n <= max && n + 2 >= max, "{n} of at most {max}");
+        let (head, count) = shown
+            .split_once("\n\n[... ")
+            .expect("a visible count of what was cut");
+        let count: usize = count
+            .strip_suffix(" more characters cut to fit the summary request]")
+            .expect("the marker's words")
+            .parse()
+            .expect("a count");
+        assert!(original.starts_with(head));
+        assert_eq!(
+            units(head) + count,
+            units(original),
+            "the count is what was cut"
+        );
+    };
+    cut(&user, shown[0], BOUNDED_PART_CHARS);
+    cut(
+        &thinking,
+        shown[1],
+        units(thinking_label) + BOUNDED_THINKING_CHARS,
+    );
+    assert_eq!(shown[2], reply, "a short part is shown whole");
+}
