@@ -984,3 +984,43 @@ fn the_previous_summary_is_the_last_one_before_the_end() {
         assert_eq!(last_summary_before(&ctx, end), want, "end {end}");
     }
 }
+
+/// ADR 0136 with a previous summary: an active turn whose results reach keepRecentTokens
+/// moves the cut to its assistant; the turn start is searched only after the previous
+/// summary (pi's boundaryStart), so a user message before the summary does not make the
+/// moved cut a split turn: what lies between the summary and the active assistant is one
+/// history request.
+#[test]
+fn a_moved_cut_searches_its_turn_start_after_the_previous_summary_only() {
+    let budget = budget_32k();
+    let ms = vec![
+        msg(json!({"role": "user", "content": "brief", "timestamp": 1})),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "text", "text": "first"}], "stopReason": "stop"}),
+        ),
+        msg(json!({"role": "user", "content": "go on", "timestamp": 2})),
+        msg(
+            json!({"role": "compactionSummary", "summary": "## Goal\nread", "tokensBefore": 9000, "timestamp": 3}),
+        ),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(400)}], "stopReason": "stop"}),
+        ),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a"}}], "stopReason": "toolUse"}),
+        ),
+        msg(
+            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(70_000)}], "isError": false}),
+        ),
+    ];
+    let prep = prepare_delegate_turn(&ms, &budget, &DelegateTurnOptions::default()).unwrap();
+    assert_eq!(prep.action, TurnAction::Summarize, "{prep:?}");
+    let kinds: Vec<_> = prep.requests.iter().map(|r| r.kind).collect();
+    assert_eq!(
+        kinds,
+        [delegate_context::compaction::SummaryKind::History],
+        "{prep:?}"
+    );
+    assert!(!prep.is_split_turn);
+    // the assistant after the summary is summarized; the active turn is retained
+    assert_eq!((prep.summarized_messages, prep.retained_messages), (1, 2));
+}

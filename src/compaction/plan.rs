@@ -156,11 +156,15 @@ impl CompactionPlan {
             ..self
         }
     }
-    /// Where the cut turn's start is searched down to: after the previous summary, else
-    /// the first message (pi's `boundaryStart`).
     fn turn_floor(&self) -> usize {
-        self.previous_summary_index.map_or(0, |i| i + 1)
+        turn_floor(self.previous_summary_index)
     }
+}
+
+/// Where a cut turn's start is searched down to: after the previous summary, else the
+/// first message (pi's `boundaryStart`; a delegate's brief starts its first turn).
+fn turn_floor(previous_summary: Option<usize>) -> usize {
+    previous_summary.map_or(0, |i| i + 1)
 }
 
 fn history_end(cut: &CutPoint) -> usize {
@@ -185,12 +189,13 @@ pub fn plan_compaction(
 ) -> Option<CompactionPlan> {
     let facts = ctx.facts();
     let end = end.min(facts.len());
-    if end == 0 || start >= end || facts[end - 1].role == Role::CompactionSummary {
+    // (`start >= end` holds for an empty context too)
+    if start >= end || facts[end - 1].role == Role::CompactionSummary {
         return None;
     }
     let previous = last_summary_before(ctx, end).filter(|&i| i >= start);
     let compactable_start = previous.map_or(start, |i| i + 1);
-    let turn_floor = previous.map_or(0, |i| i + 1);
+    let turn_floor = turn_floor(previous);
     let mut cut = find_cut_point(ctx, compactable_start, end, keep_recent_tokens, turn_floor);
     if let Some(limit) = max_cut {
         if limit >= compactable_start && cut.first_kept_entry_index > limit {
