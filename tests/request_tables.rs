@@ -167,3 +167,78 @@ fn long_parts_are_cut_to_their_bounded_size_with_a_count() {
     );
     assert_eq!(shown[2], reply, "a short part is shown whole");
 }
+
+/// The smallest rooms: one part longer than the whole room is cut to the room (nothing
+/// was dropped, so no "earlier parts" marker); a room smaller than that marker shows no
+/// conversation at all, and counts every part as omitted.
+#[test]
+fn a_room_smaller_than_one_part_or_than_the_marker() {
+    let part = format!("[User]: {}", "u".repeat(10_000));
+    let mut room = 1_000;
+    while (fixed() + room) % 4 != 0 {
+        room += 1;
+    }
+    let window = window_for(room);
+    let r = request(std::slice::from_ref(&part), window).expect("fits");
+    assert!(r.bounded && r.omitted_parts == 0, "{r:?}");
+    let shown = conversation(&r, window);
+    // cut to the room left beside an omitted-parts marker (86 units), though none is shown
+    assert!(
+        units(&shown) <= room && units(&shown) + 90 >= room,
+        "{}",
+        units(&shown)
+    );
+    assert!(shown.starts_with("[User]: uuu"), "{shown}");
+    assert!(shown.ends_with(" more characters cut to fit the summary request]"));
+    assert!(!shown.contains("earlier parts"), "{shown}");
+    // a room of a few characters: the omitted-parts marker alone (86) does not fit
+    let mut room = 20;
+    while (fixed() + room) % 4 != 0 {
+        room += 1;
+    }
+    let window = window_for(room);
+    let parts = vec![part.clone(), "[Assistant]: ok".to_string()];
+    let r = request(&parts, window).expect("fits");
+    assert!(r.bounded && r.omitted_parts == 2, "{r:?}");
+    assert_eq!(conversation(&r, window), "");
+}
+
+/// Dropping the oldest parts at the exact edge: the kept parts, joined by blank lines, and
+/// the marker with its own blank line fill the room to the unit, and one unit less drops
+/// one more part.
+#[test]
+fn the_newest_parts_that_fit_beside_the_marker_are_kept_to_the_unit() {
+    let part = |c: char, n: usize| format!("[User]: {}", c.to_string().repeat(n));
+    let mut parts = vec![
+        part('a', 3_000),
+        part('b', 300),
+        part('c', 200),
+        part('d', 100),
+    ];
+    let marker = |n: usize| {
+        format!("[... {n} earlier parts of the conversation omitted to fit the summary request]")
+    };
+    // the room that keeps b, c and d exactly: their lengths, two blank lines, the marker
+    // and its blank line
+    let exact = |parts: &[String]| {
+        parts[1..].iter().map(|p| units(p)).sum::<usize>() + 4 + units(&marker(1)) + 2
+    };
+    while (fixed() + exact(&parts)) % 4 != 0 {
+        parts[3].push('d');
+    }
+    let room = exact(&parts);
+    let window = window_for(room);
+    let r = request(&parts, window).expect("fits");
+    assert!(r.bounded && r.omitted_parts == 1, "{r:?}");
+    assert_eq!(
+        conversation(&r, window),
+        format!("{}\n\n{}", marker(1), parts[1..].join("\n\n"))
+    );
+    // four units less (a window one token smaller): b no longer fits
+    let r = request(&parts, window - 1).expect("fits");
+    assert!(r.bounded && r.omitted_parts == 2, "{r:?}");
+    assert_eq!(
+        conversation(&r, window - 1),
+        format!("{}\n\n{}", marker(2), parts[2..].join("\n\n"))
+    );
+}

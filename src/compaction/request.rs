@@ -275,10 +275,7 @@ fn fit_parts(mut parts: Vec<String>, budget: usize) -> (Vec<String>, bool, usize
         return (parts, false, 0);
     }
     for p in parts.iter_mut() {
-        let max = part_max(p);
-        if utf16_len(p) > max {
-            *p = cut_marked(p, max);
-        }
+        *p = cut_marked(p, part_max(p));
     }
     if joined_len(&parts) <= budget {
         return (parts, true, 0);
