@@ -1024,3 +1024,82 @@ fn a_moved_cut_searches_its_turn_start_after_the_previous_summary_only() {
     // the assistant after the summary is summarized; the active turn is retained
     assert_eq!((prep.summarized_messages, prep.retained_messages), (1, 2));
 }
+
+/// ADR 0136: an active turn is retained whole. When pi's cut falls after the active
+/// assistant (here at a user message sent while its tool ran), the cut moves back to that
+/// assistant: the assistant, its result and the message after them stay verbatim.
+#[test]
+fn a_cut_after_the_active_assistant_moves_back_to_it() {
+    let budget = budget_32k();
+    let ms = vec![
+        msg(json!({"role": "user", "content": "brief", "timestamp": 1})),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(30_000)}], "stopReason": "stop"}),
+        ),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a"}}], "stopReason": "toolUse"}),
+        ),
+        msg(
+            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(20_000)}], "isError": false}),
+        ),
+        msg(
+            json!({"role": "user", "content": format!("also look at b {}", "s".repeat(40_000)), "timestamp": 2}),
+        ),
+    ];
+    let prep = prepare_delegate_turn(&ms, &budget, &DelegateTurnOptions::default()).unwrap();
+    assert_eq!(prep.action, TurnAction::Summarize, "{prep:?}");
+    // pi alone would keep only the user message (10,000 tokens reach keepRecentTokens)
+    assert_eq!(
+        (prep.summarized_messages, prep.retained_messages),
+        (1, 3),
+        "{prep:?}"
+    );
+    // the brief starts the first turn, so the moved cut splits it: one turn-prefix request
+    // for the message between the brief and the active assistant
+    assert!(prep.is_split_turn);
+    let kinds: Vec<_> = prep.requests.iter().map(|r| r.kind).collect();
+    assert_eq!(
+        kinds,
+        [delegate_context::compaction::SummaryKind::TurnPrefix]
+    );
+}
+
+/// ADR 0136's retention only ever moves pi's cut back: a cut that already falls before the
+/// active assistant keeps more than the active turn, and stays where pi put it.
+#[test]
+fn a_cut_before_the_active_assistant_stays_where_pi_put_it() {
+    let budget = budget_32k();
+    let ms = vec![
+        msg(json!({"role": "user", "content": "brief", "timestamp": 1})),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(40_000)}], "stopReason": "stop"}),
+        ),
+        msg(json!({"role": "user", "content": "go on", "timestamp": 2})),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "text", "text": "b".repeat(20_000)}], "stopReason": "stop"}),
+        ),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a"}}], "stopReason": "toolUse"}),
+        ),
+        msg(
+            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(16_000)}], "isError": false}),
+        ),
+    ];
+    let prep = prepare_delegate_turn(&ms, &budget, &DelegateTurnOptions::default()).unwrap();
+    assert_eq!(prep.action, TurnAction::Summarize, "{prep:?}");
+    // pi's cut at the assistant before the active one (keepRecentTokens reached there):
+    // the history before the turn and the turn's start are summarized, three kept
+    assert_eq!(
+        (prep.summarized_messages, prep.retained_messages),
+        (2, 3),
+        "{prep:?}"
+    );
+    let kinds: Vec<_> = prep.requests.iter().map(|r| r.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            delegate_context::compaction::SummaryKind::History,
+            delegate_context::compaction::SummaryKind::TurnPrefix
+        ]
+    );
+}

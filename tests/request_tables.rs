@@ -242,3 +242,105 @@ fn the_newest_parts_that_fit_beside_the_marker_are_kept_to_the_unit() {
         format!("{}\n\n{}", marker(2), parts[2..].join("\n\n"))
     );
 }
+
+fn request_with(
+    parts: &[String],
+    window: u64,
+    brief: Option<&str>,
+    previous_summary: Option<&str>,
+) -> Option<SummaryRequest> {
+    build_summary_request(&SummaryRequestSpec {
+        kind: SummaryKind::History,
+        parts: parts.to_vec(),
+        brief,
+        previous_summary,
+        custom_instructions: None,
+        reserve_tokens: 1000.0,
+        model_max_tokens: 0.0,
+        context_window: window,
+        now: 0.0,
+    })
+}
+
+fn prompt(r: &SummaryRequest) -> String {
+    let AgentMessage::User(u) = &r.messages[0] else {
+        panic!("a user message");
+    };
+    u.content.text("")
+}
+
+/// The delegate's brief, shown as context in front of the conversation, takes at most a
+/// quarter of the request's room (its frame included): a longer brief is cut there with
+/// a count, and the request says it was bounded.
+#[test]
+fn the_brief_takes_at_most_a_quarter_of_the_room() {
+    let parts = vec!["[User]: go".to_string()];
+    let window = 800 + 2_500; // 10,000 characters of input
+    let available = 4 * 2_500 - fixed();
+    let quarter = available / 4;
+    let section = |r: &SummaryRequest| {
+        let p = prompt(r);
+        let end = p.find("</task>\n\n").expect("the brief as context") + "</task>\n\n".len();
+        p[..end].to_string()
+    };
+    // the frame around the brief, from a short one shown whole
+    let r = request_with(&parts, window, Some("short brief"), None).expect("fits");
+    assert!(!r.bounded, "{r:?}");
+    let frame = units(&section(&r)) - units("short brief");
+    assert!(section(&r).contains("\nshort brief\n"));
+    // exactly the quarter: whole, not bounded
+    let exact = "b".repeat(quarter - frame);
+    let r = request_with(&parts, window, Some(&exact), None).expect("fits");
+    assert!(!r.bounded, "{r:?}");
+    assert_eq!(units(&section(&r)), quarter);
+    assert!(section(&r).contains(&exact));
+    // longer: cut to the quarter with a count, bounded
+    let long = "b".repeat(3 * quarter);
+    let r = request_with(&parts, window, Some(&long), None).expect("fits");
+    assert!(r.bounded, "{r:?}");
+    let shown = section(&r);
+    assert!(
+        units(&shown) <= quarter && units(&shown) + 2 >= quarter,
+        "{}",
+        units(&shown)
+    );
+    assert!(shown.contains(" more characters cut to fit the summary request]"));
+    assert!(conversation(&r, window).ends_with("[User]: go"));
+}
+
+/// A previous summary takes at most half of the request's room (its tags included): a
+/// longer one is cut there with a count, and the request says it was bounded.
+#[test]
+fn a_previous_summary_takes_at_most_half_of_the_room() {
+    use delegate_context::compaction::request::UPDATE_SUMMARIZATION_PROMPT;
+    let parts = vec!["[User]: go".to_string()];
+    let window = 800 + 2_500;
+    let fixed_update = fixed() - units(SUMMARIZATION_PROMPT) + units(UPDATE_SUMMARIZATION_PROMPT);
+    let half = (4 * 2_500 - fixed_update) / 2;
+    let section = |r: &SummaryRequest| {
+        let p = prompt(r);
+        let start = p
+            .find("<previous-summary>\n")
+            .expect("the previous summary");
+        let end =
+            p.find("</previous-summary>\n\n").expect("its end") + "</previous-summary>\n\n".len();
+        p[start..end].to_string()
+    };
+    let tags = units("<previous-summary>\n\n</previous-summary>\n\n");
+    // exactly half: whole, not bounded
+    let exact = "p".repeat(half - tags);
+    let r = request_with(&parts, window, None, Some(&exact)).expect("fits");
+    assert!(!r.bounded, "{r:?}");
+    assert_eq!(units(&section(&r)), half);
+    // longer: cut to half with a count, bounded
+    let long = "p".repeat(2 * half);
+    let r = request_with(&parts, window, None, Some(&long)).expect("fits");
+    assert!(r.bounded, "{r:?}");
+    let shown = section(&r);
+    assert!(
+        units(&shown) <= half && units(&shown) + 2 >= half,
+        "{}",
+        units(&shown)
+    );
+    assert!(shown.contains(" more characters cut to fit the summary request]"));
+}
