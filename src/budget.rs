@@ -96,7 +96,10 @@ pub fn validate_model(model: &BudgetModel) -> crate::Result<()> {
             if !x.is_finite() || x < 0.0 {
                 return Err(crate::Error::invalid(
                     format!("model.{name}"),
-                    format!("expected a finite number >= 0, got {x}"),
+                    format!(
+                        "expected a finite number >= 0, got {}",
+                        crate::js_text::rust_display(x)
+                    ),
                 ));
             }
         }

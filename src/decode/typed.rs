@@ -60,20 +60,38 @@ impl serde::de::Error for Words {
 }
 
 /// A wrong value as serde_json names it: `null` for unit, a float as its shortest
-/// digits as serde_json's formatter writes them, the rest in serde's words.
+/// digits as serde_json's formatter writes them, the rest in serde's words (written
+/// here, not by serde's `Display` of `Unexpected`, whose float arm is Rust's float
+/// formatter: issue 17 §7).
 struct JsonUnexpected<'a>(Unexpected<'a>);
 
 impl std::fmt::Display for JsonUnexpected<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0 {
-            Unexpected::Unit => f.write_str("null"),
-            Unexpected::Float(x) => write!(
-                f,
-                "floating point `{}`",
-                crate::js_text::serde_json_float_text(x)
-            ),
-            other => other.fmt(f),
-        }
+        use Unexpected as U;
+        let plain = match self.0 {
+            U::Unit => "null",
+            U::Float(x) => {
+                let text = crate::js_text::serde_json_float_text(x);
+                return write!(f, "floating point `{text}`");
+            }
+            U::Bool(b) => return write!(f, "boolean `{b}`"),
+            U::Unsigned(i) => return write!(f, "integer `{i}`"),
+            U::Signed(i) => return write!(f, "integer `{i}`"),
+            U::Char(c) => return write!(f, "character `{c}`"),
+            U::Str(s) => return write!(f, "string {s:?}"),
+            U::Other(other) => other,
+            U::Bytes(_) => "byte array",
+            U::Option => "Option value",
+            U::NewtypeStruct => "newtype struct",
+            U::Seq => "sequence",
+            U::Map => "map",
+            U::Enum => "enum",
+            U::UnitVariant => "unit variant",
+            U::NewtypeVariant => "newtype variant",
+            U::TupleVariant => "tuple variant",
+            U::StructVariant => "struct variant",
+        };
+        f.write_str(plain)
     }
 }
 

@@ -116,7 +116,10 @@ fn refuse_non_finite(value: &JsValue, path: &str) -> Result<(), Error> {
     match value.as_f64() {
         Some(x) if !x.is_finite() => Err(Error::invalid(
             path,
-            format!("expected a finite number, got {x}"),
+            format!(
+                "expected a finite number, got {}",
+                crate::js_text::rust_display(x)
+            ),
         )),
         _ => Ok(()),
     }
@@ -241,7 +244,10 @@ pub fn index_arg(x: f64, path: &str, max: usize) -> Result<usize, JsValue> {
     if !x.is_finite() || x < 0.0 || x.fract() != 0.0 || x > max as f64 {
         return Err(to_js_error(&Error::invalid(
             path,
-            format!("expected an integer index in 0..={max}, got {x}"),
+            format!(
+                "expected an integer index in 0..={max}, got {}",
+                crate::js_text::rust_display(x)
+            ),
         )));
     }
     Ok(x as usize)

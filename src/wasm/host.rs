@@ -108,7 +108,10 @@ impl HostArray {
         if !(len >= 0.0 && len <= MAX_ARRAY_LENGTH as f64) {
             return Err(Error::invalid(
                 join(path, "length"),
-                format!("{len} {what} are more than this library accepts ({MAX_ARRAY_LENGTH})"),
+                format!(
+                    "{} {what} are more than this library accepts ({MAX_ARRAY_LENGTH})",
+                    crate::js_text::rust_display(len)
+                ),
             ));
         }
         Ok(HostArray {
