@@ -376,7 +376,9 @@ const fn declaration<const N: usize>(t: Text<N>) -> Text<N> {
 }
 
 impl Error {
-    /// Shorthand for [`Error::InvalidInput`].
+    /// Shorthand for [`Error::InvalidInput`]. Never inlined: one copy per pair of
+    /// argument types, not the two `String`s' allocation at each of its callers.
+    #[inline(never)]
     pub fn invalid(path: impl Into<String>, message: impl Into<String>) -> Self {
         Error::InvalidInput {
             path: path.into(),

@@ -72,7 +72,7 @@ fn parse_result(
 /// refuses, becomes U+FFFD; a value nested deeper than serde_json's 128 levels is an
 /// `INVALID_INPUT` with the path (never a trap).
 pub fn js_to_value(value: JsValue, path: &str) -> Result<Value, JsValue> {
-    js_to_value_core(&value, path, false).map_err(|e| to_js_error(&e))
+    js_to_value_core(&value, path, false).map_err(js_error)
 }
 
 #[wasm_bindgen(module = "/src/wasm/host.js")]
@@ -138,7 +138,7 @@ fn js_to_value_core(value: &JsValue, path: &str, strict_numbers: bool) -> Result
 /// Decode a typed input, naming `path` and the inner path of a bad value. Non-finite
 /// numbers are rejected (they have no JSON form and no meaning as sizes or indices).
 pub fn from_js<T: crate::decode::Decode>(value: JsValue, path: &str) -> Result<T, JsValue> {
-    decode(&value, path).map_err(|e| to_js_error(&e))
+    decode(&value, path).map_err(js_error)
 }
 
 /// [`from_js`] with the core's error: the value's `JSON.stringify` text parsed and
@@ -167,6 +167,7 @@ fn input_value(value: &JsValue, path: &str) -> Result<Value, Error> {
 }
 
 /// A non-finite number reaches the decoder as its text (`"NaN"`): say what it was.
+#[inline(never)]
 fn non_finite_wording(e: Error) -> Error {
     match e {
         Error::InvalidInput { path, message } => {
@@ -213,7 +214,14 @@ pub fn to_js_error(err: &Error) -> JsValue {
 
 /// Map a core result's error to a JS `Error`.
 pub fn throw<T>(r: crate::Result<T>) -> Result<T, JsValue> {
-    r.map_err(|e| to_js_error(&e))
+    r.map_err(js_error)
+}
+
+/// [`to_js_error`] of an error given away: one copy of the call and of the error's drop
+/// for every export and result type (issue 17 §7: inlined, they were one per caller).
+#[inline(never)]
+pub fn js_error(error: Error) -> JsValue {
+    to_js_error(&error)
 }
 
 /// Decode `UiMessage[]` rows.
@@ -222,7 +230,7 @@ pub fn rows_from_js(
     path: &str,
 ) -> Result<Vec<crate::transcript::UiMessage>, JsValue> {
     let v = js_to_value(value, path)?;
-    crate::transcript::rows_from_value(v, path).map_err(|e| to_js_error(&e))
+    crate::transcript::rows_from_value(v, path).map_err(js_error)
 }
 
 /// A string argument, or `INVALID_INPUT` at `path` (instead of wasm-bindgen's code-less error).
