@@ -42,10 +42,12 @@ pub struct DelegateContextHandle {
 }
 
 impl DelegateContextHandle {
+    #[inline(never)]
     fn state(&self) -> Result<Ref<'_, HostContext>, JsValue> {
         state_of(&self.inner, "DelegateContext")
     }
 
+    #[inline(never)]
     fn state_mut(&self) -> Result<RefMut<'_, HostContext>, JsValue> {
         state_mut_of(&self.inner, "DelegateContext")
     }

@@ -234,6 +234,7 @@ pub fn rows_from_js(
 }
 
 /// A string argument, or `INVALID_INPUT` at `path` (instead of wasm-bindgen's code-less error).
+#[inline(never)]
 pub fn string_arg(value: JsValue, path: &str) -> Result<String, JsValue> {
     value
         .as_string()
@@ -241,6 +242,7 @@ pub fn string_arg(value: JsValue, path: &str) -> Result<String, JsValue> {
 }
 
 /// A number argument, or `INVALID_INPUT` at `path`.
+#[inline(never)]
 pub fn number_arg(value: JsValue, path: &str) -> Result<f64, JsValue> {
     value
         .as_f64()
@@ -304,6 +306,7 @@ pub fn state_mut_of<'a, T>(cell: &'a RefCell<T>, what: &str) -> Result<RefMut<'a
     cell.try_borrow_mut().map_err(|_| busy(what))
 }
 
+#[inline(never)]
 fn busy(what: &str) -> JsValue {
     to_js_error(&Error::InvalidState {
         message: format!(

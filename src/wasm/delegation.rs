@@ -137,10 +137,12 @@ pub struct DelegationRegistry {
 }
 
 impl DelegationRegistry {
+    #[inline(never)]
     fn state(&self) -> Result<Ref<'_, Registry>, JsValue> {
         state_of(&self.inner, "DelegationRegistry")
     }
 
+    #[inline(never)]
     fn state_mut(&self) -> Result<RefMut<'_, Registry>, JsValue> {
         state_mut_of(&self.inner, "DelegationRegistry")
     }
