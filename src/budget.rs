@@ -108,6 +108,7 @@ pub fn validate_model(model: &BudgetModel) -> crate::Result<()> {
 }
 
 /// The budget of a resolved model (host-contract §4).
+#[inline(never)]
 pub fn context_budget(model: &BudgetModel) -> ContextBudget {
     let output_cap = match model.definition_max_tokens {
         Some(v) if v != 0.0 && !v.is_nan() => Some(v),

@@ -30,6 +30,7 @@ pub use write::{to_json, to_json_value, Error as WriteError};
 /// double. [`parse_value`] keeps integers as 64-bit integers, and one beyond 2^53 (which
 /// `JSON.stringify` prints for a large integral double) could not travel back to
 /// JavaScript; such integers become the double they denote (the same value JavaScript had).
+#[inline(never)]
 pub fn parse_json(text: &str) -> Result<Value, ParseError> {
     let mut v = parse_value(text)?;
     doubles_only(&mut v);
@@ -343,6 +344,7 @@ pub fn json_stringify(v: &Value) -> String {
 }
 
 /// JavaScript truthiness of a JSON value.
+#[inline(never)]
 pub fn js_truthy(v: &Value) -> bool {
     match v {
         Value::Null => false,

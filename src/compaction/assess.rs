@@ -109,6 +109,7 @@ pub fn threshold(budget: &ContextBudget, options: &DelegateTurnOptions) -> u64 {
 /// The boundary's size: the last *fresh* trusted usage plus the estimates after it
 /// (provider usage already counts the overhead); with none, every estimate plus the
 /// overhead.
+#[inline(never)]
 pub fn boundary_tokens(ctx: &DelegateContext, overhead: u64) -> u64 {
     let e = ctx.estimate(ctx.len(), ctx.fresh_usage_start());
     match e.last_usage_index {

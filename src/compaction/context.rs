@@ -207,6 +207,7 @@ impl DelegateContext {
     }
 
     /// Indices of messages with file operations in `range`, ascending.
+    #[inline(never)]
     pub fn file_op_indices(&self, range: std::ops::Range<usize>) -> &[usize] {
         let from = self.with_file_ops.partition_point(|&i| i < range.start);
         let to = self.with_file_ops.partition_point(|&i| i < range.end);

@@ -44,6 +44,7 @@ impl FileOps {
 
     /// Seed from a previous summary's marks (`readFiles` → read, `modifiedFiles` →
     /// edited), as pi does from its previous compaction entry.
+    #[inline(never)]
     pub fn add_summary(&mut self, facts: &MessageFacts) {
         if let Some(s) = &facts.summary {
             for p in &s.read_files {

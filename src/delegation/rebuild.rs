@@ -215,6 +215,7 @@ fn details_of(row: &UiMessage) -> Option<&Map<String, Value>> {
 }
 
 /// Rule 8: a time the summary records under `key`.
+#[inline(never)]
 fn recorded_ms(details: Option<&Map<String, Value>>, key: &str) -> Option<f64> {
     time_value_to_ms(details?.get(key)?)
 }

@@ -173,6 +173,7 @@ impl UiMessage {
     }
 
     /// The fields the row rules look at.
+    #[inline(never)]
     pub fn head(&self) -> RowHead<'_> {
         RowHead {
             id: Some(&self.id),
