@@ -71,6 +71,7 @@ pub struct DelegateContext {
 
 impl DelegateContext {
     /// An empty context.
+    #[inline(never)]
     pub fn new() -> Self {
         DelegateContext {
             sums: vec![0],

@@ -32,6 +32,7 @@ fn add_unique(set: &mut Vec<String>, v: &str) {
 
 impl FileOps {
     /// pi's `extractFileOpsFromMessage` for one message's facts.
+    #[inline(never)]
     pub fn add_message(&mut self, facts: &MessageFacts) {
         for (kind, path) in &facts.file_ops {
             match kind {

@@ -61,6 +61,7 @@ impl TurnConfig {
     }
 
     /// Begin a boundary over `ctx` at `clock`.
+    #[inline(never)]
     pub fn begin(&self, ctx: &DelegateContext, clock: f64) -> Result<Turn> {
         Turn::begin(ctx, &self.budget, &self.model_id, &self.options_at(clock))
     }

@@ -45,6 +45,7 @@ impl serde::de::Error for Words {
         Words(msg.to_string())
     }
     // serde_json's own wording of the two (`null`, not `unit value`; its float digits)
+    #[inline(never)]
     fn invalid_type(unexp: Unexpected<'_>, exp: &dyn serde::de::Expected) -> Self {
         Words::custom(format_args!(
             "invalid type: {}, expected {exp}",

@@ -164,6 +164,7 @@ impl Call {
     }
 }
 
+#[inline(never)]
 fn str_at<'a>(object: Option<&'a Map<String, Value>>, key: &str) -> Option<&'a str> {
     trimmed(object?.get(key)?.as_str())
 }

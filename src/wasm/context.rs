@@ -52,6 +52,7 @@ impl DelegateContextHandle {
         state_mut_of(&self.inner, "DelegateContext")
     }
 
+    #[inline(never)]
     fn check_idle(&self) -> Result<(), JsValue> {
         throw(self.lock.check())
     }
