@@ -75,6 +75,7 @@ pub fn assess(
 }
 
 /// The first message must be the brief; a budget needs a positive hardLimit.
+#[inline(never)]
 fn validate_brief(brief: Option<&MessageFacts>, budget: &ContextBudget) -> Result<()> {
     match brief {
         None => Err(Error::invalid(

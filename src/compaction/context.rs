@@ -167,6 +167,7 @@ impl DelegateContext {
     }
 
     /// Estimated tokens of `range` (clamped to the context).
+    #[inline(never)]
     pub fn tokens(&self, range: std::ops::Range<usize>) -> u64 {
         let end = range.end.min(self.len());
         let start = range.start.min(end);

@@ -116,6 +116,7 @@ pub(super) struct Checked<'f, 'a> {
 }
 
 impl<'a> Checked<'_, 'a> {
+    #[inline(never)]
     pub(super) fn at(&self, field: &str) -> String {
         format!("{}.{field}", self.path)
     }

@@ -56,6 +56,7 @@ enum Slot {
 }
 
 /// serde_json's "invalid type" message for `v` where `expected` was wanted.
+#[inline(never)]
 fn invalid_type(v: &Value, expected: &str) -> String {
     crate::decode::invalid_type(v, expected).1
 }

@@ -151,6 +151,7 @@ impl HostArray {
     }
 
     /// `path[i]`.
+    #[inline(never)]
     pub fn path_of(&self, i: usize) -> String {
         format!("{}[{i}]", self.path)
     }

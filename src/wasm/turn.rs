@@ -126,6 +126,7 @@ impl TurnDriver {
     }
 }
 
+#[inline(never)]
 fn function_arg(v: JsValue, path: &str) -> Result<Function, Error> {
     v.dyn_into::<Function>()
         .map_err(|_| Error::invalid(path, "expected a function"))
