@@ -306,7 +306,11 @@ impl<T: Decode> Slot for Option<T> {
     }
 
     fn fill(&mut self, v: &Value) -> Result<(), Bad> {
-        *self = Some(T::decode(v)?);
+        // (only an empty slot is filled: read_struct checks first; written so, the slot's
+        // old value needs no drop here, one drop of `T` less per field type)
+        if self.is_none() {
+            *self = Some(T::decode(v)?);
+        }
         Ok(())
     }
 }
