@@ -96,7 +96,10 @@ pub fn validate_model(model: &BudgetModel) -> crate::Result<()> {
             if !x.is_finite() || x < 0.0 {
                 return Err(crate::Error::invalid(
                     format!("model.{name}"),
-                    format!("expected a finite number >= 0, got {x}"),
+                    format!(
+                        "expected a finite number >= 0, got {}",
+                        crate::js_text::rust_display(x)
+                    ),
                 ));
             }
         }
@@ -105,6 +108,7 @@ pub fn validate_model(model: &BudgetModel) -> crate::Result<()> {
 }
 
 /// The budget of a resolved model (host-contract §4).
+#[inline(never)]
 pub fn context_budget(model: &BudgetModel) -> ContextBudget {
     let output_cap = match model.definition_max_tokens {
         Some(v) if v != 0.0 && !v.is_nan() => Some(v),

@@ -23,7 +23,7 @@ mod typed;
 
 pub(crate) use typed::invalid_type;
 pub(crate) use typed::{decode_enum, decode_struct};
-pub use typed::{variant, Bad, Decode, Fields, Spec};
+pub use typed::{flattened, read_struct, variant, Bad, Decode, Spec};
 
 /// Decode `value` into `T`, reporting `path` + the inner path of the bad value.
 pub fn decode_at<T: Decode>(value: Value, path: &str) -> Result<T> {

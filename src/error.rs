@@ -376,7 +376,9 @@ const fn declaration<const N: usize>(t: Text<N>) -> Text<N> {
 }
 
 impl Error {
-    /// Shorthand for [`Error::InvalidInput`].
+    /// Shorthand for [`Error::InvalidInput`]. Never inlined: one copy per pair of
+    /// argument types, not the two `String`s' allocation at each of its callers.
+    #[inline(never)]
     pub fn invalid(path: impl Into<String>, message: impl Into<String>) -> Self {
         Error::InvalidInput {
             path: path.into(),
@@ -485,7 +487,7 @@ impl fmt::Display for Field {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Field::Str(s) => f.write_str(s),
-            Field::Num(n) => write!(f, "{n}"),
+            Field::Num(n) => f.write_str(&crate::js_text::rust_display(*n)),
             Field::List(l) => f.write_str(&l.join(", ")),
         }
     }

@@ -18,8 +18,11 @@
 
 use serde_json::Value;
 
+mod digits;
 mod parse;
 mod write;
+pub use digits::rust_display;
+use digits::shortest_digits;
 pub use parse::{parse_value, ParseError};
 pub use write::{to_json, to_json_value, Error as WriteError};
 
@@ -27,6 +30,7 @@ pub use write::{to_json, to_json_value, Error as WriteError};
 /// double. [`parse_value`] keeps integers as 64-bit integers, and one beyond 2^53 (which
 /// `JSON.stringify` prints for a large integral double) could not travel back to
 /// JavaScript; such integers become the double they denote (the same value JavaScript had).
+#[inline(never)]
 pub fn parse_json(text: &str) -> Result<Value, ParseError> {
     let mut v = parse_value(text)?;
     doubles_only(&mut v);
@@ -177,59 +181,6 @@ pub fn js_number_to_string(x: f64) -> String {
         push_exponent_form(&mut out, digits, n - 1);
     }
     out
-}
-
-/// The shortest digits that read back as `x` (finite, not zero), the closest of them,
-/// without the sign, and the exponent of the first: `x = d.ddd × 10^e`. When `x` lies
-/// exactly halfway between two such candidates, the even one: ECMAScript's
-/// Number::toString ("if there are two such possible values of n, choose the one that
-/// is even"; V8 does) and zmij, serde_json's formatter, agree on that. Read from Rust's
-/// `{}`, which prints them without an exponent ("0.00012", "1000000000000000000000")
-/// but takes the upper candidate of a tie: one float formatter in the module (`{}` is
-/// there for messages).
-fn shortest_digits(x: f64) -> (String, i32) {
-    let plain = format!("{}", x.abs());
-    let (int, frac) = plain.split_once('.').unwrap_or((&plain, ""));
-    let all: String = [int, frac].concat();
-    let lead = all.bytes().take_while(|&b| b == b'0').count();
-    let digits = all[lead..].trim_end_matches('0').to_string();
-    let e = int.len() as i32 - lead as i32 - 1;
-    (tie_to_even(x.abs(), digits, e), e)
-}
-
-/// `digits` (the upper candidate when `x` is a tie) or the even candidate below them.
-/// A tie needs `x`'s exact decimal expansion to be the digits below and then one `5`: at
-/// most 18 significant digits. `x = m × 2^q` with `m` odd has exactly `-q` decimals
-/// (`m × 5^-q`, no trailing zero) when `q < 0`, so a tie needs `-q <= 32` (`5^33` has 24
-/// digits); an integer below 2^53 is its own shortest digits. Only the rest is written
-/// out exactly.
-fn tie_to_even(x: f64, digits: String, e: i32) -> String {
-    let k = digits.len();
-    if k < 2 || digits.as_bytes()[k - 1] % 2 == 0 {
-        return digits;
-    }
-    let bits = x.to_bits();
-    let (biased, fraction) = ((bits >> 52) as i32, bits & ((1 << 52) - 1));
-    let (m, q) = if biased == 0 {
-        (fraction, -1074)
-    } else {
-        (fraction | (1 << 52), biased - 1075)
-    };
-    let q = q + m.trailing_zeros() as i32;
-    if q < -32 || (q >= 0 && x < 9_007_199_254_740_992.0) {
-        return digits;
-    }
-    let exact = format!("{:.*}", q.min(0).unsigned_abs() as usize, x).replace('.', "");
-    let exact = exact.trim_start_matches('0');
-    let below = exact.get(..k).unwrap_or_default();
-    let tie = exact.as_bytes().get(k) == Some(&b'5')
-        && exact.bytes().skip(k + 1).all(|b| b == b'0')
-        && below != digits;
-    if tie && format!("{}.{}e{e}", &below[..1], &below[1..]).parse() == Ok(x) {
-        below.to_string()
-    } else {
-        digits
-    }
 }
 
 /// A float as serde_json writes it in its messages (`invalid type: floating point
@@ -393,6 +344,7 @@ pub fn json_stringify(v: &Value) -> String {
 }
 
 /// JavaScript truthiness of a JSON value.
+#[inline(never)]
 pub fn js_truthy(v: &Value) -> bool {
     match v {
         Value::Null => false,

@@ -81,6 +81,7 @@ impl Default for Content {
 
 impl Content {
     /// pi-ai's `contentText(content, sep)`: the text blocks joined by `sep`.
+    #[inline(never)]
     pub fn text(&self, sep: &str) -> String {
         match self {
             Content::Text(s) => s.clone(),
@@ -188,6 +189,7 @@ decode_struct!(Usage "Usage" {
 impl Usage {
     /// pi's `calculateContextTokens(usage)`: `totalTokens || input + output + cacheRead +
     /// cacheWrite` (host-contract §2; a missing field makes the sum NaN, as in pi).
+    #[inline(never)]
     pub fn context_tokens(&self) -> f64 {
         match self.total_tokens {
             Some(t) if t != 0.0 && !t.is_nan() => t,

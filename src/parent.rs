@@ -101,6 +101,7 @@ pub fn is_subagent_tool(normalized_name: &str) -> bool {
     matches!(normalized_name, "task" | "subagent")
 }
 
+#[inline(never)]
 fn non_empty_str(v: Option<&Value>) -> Option<String> {
     match v? {
         Value::String(s) if !s.is_empty() => Some(s.clone()),

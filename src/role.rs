@@ -37,6 +37,7 @@ impl Role {
     }
 
     /// pi's text for this role (`None` for [`Role::Other`]).
+    #[inline(never)]
     pub fn as_str(self) -> Option<&'static str> {
         text_table::text_of(&NAMES, self)
     }

@@ -41,6 +41,7 @@ impl StopReason {
     }
 
     /// pi's text for this reason (`None` for [`StopReason::Other`]).
+    #[inline(never)]
     pub fn as_str(self) -> Option<&'static str> {
         text_table::text_of(&NAMES, self)
     }

@@ -29,6 +29,7 @@ pub fn tokens_from_f64(x: f64) -> u64 {
 }
 
 /// pi's `estimateTokens(message)`: `ceil(chars / 4)`.
+#[inline(never)]
 pub fn estimate_tokens(message: &AgentMessage) -> u64 {
     message.facts("message").map_or(0, |f| f.tokens)
 }
@@ -148,6 +149,7 @@ pub fn sum_estimates(messages: &[AgentMessage]) -> u64 {
 /// JSON.stringify(tools).length) / 4)`). The hook derives a delegate's overhead this way,
 /// and so does a resume's seed (ADR 0299 clause 7), so a seeded context plus its
 /// overhead starts below hardLimit.
+#[inline(never)]
 pub fn request_overhead_tokens(
     system_prompt: Option<&str>,
     tools: Option<&serde_json::Value>,

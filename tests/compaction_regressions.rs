@@ -771,7 +771,7 @@ fn a_boundary_needs_its_brief_first_and_a_positive_hard_limit() {
     assert!(message.contains("got role \"assistant\""), "{message}");
     let zero = ContextBudget {
         hard_limit: 0,
-        ..budget.clone()
+        ..budget
     };
     let (path, _) = invalid(&[brief.clone(), reply.clone()], &zero);
     assert_eq!(path, "budget.hardLimit");

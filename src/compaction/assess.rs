@@ -75,6 +75,7 @@ pub fn assess(
 }
 
 /// The first message must be the brief; a budget needs a positive hardLimit.
+#[inline(never)]
 fn validate_brief(brief: Option<&MessageFacts>, budget: &ContextBudget) -> Result<()> {
     match brief {
         None => Err(Error::invalid(
@@ -109,6 +110,7 @@ pub fn threshold(budget: &ContextBudget, options: &DelegateTurnOptions) -> u64 {
 /// The boundary's size: the last *fresh* trusted usage plus the estimates after it
 /// (provider usage already counts the overhead); with none, every estimate plus the
 /// overhead.
+#[inline(never)]
 pub fn boundary_tokens(ctx: &DelegateContext, overhead: u64) -> u64 {
     let e = ctx.estimate(ctx.len(), ctx.fresh_usage_start());
     match e.last_usage_index {

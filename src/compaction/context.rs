@@ -71,6 +71,7 @@ pub struct DelegateContext {
 
 impl DelegateContext {
     /// An empty context.
+    #[inline(never)]
     pub fn new() -> Self {
         DelegateContext {
             sums: vec![0],
@@ -166,6 +167,7 @@ impl DelegateContext {
     }
 
     /// Estimated tokens of `range` (clamped to the context).
+    #[inline(never)]
     pub fn tokens(&self, range: std::ops::Range<usize>) -> u64 {
         let end = range.end.min(self.len());
         let start = range.start.min(end);
@@ -207,6 +209,7 @@ impl DelegateContext {
     }
 
     /// Indices of messages with file operations in `range`, ascending.
+    #[inline(never)]
     pub fn file_op_indices(&self, range: std::ops::Range<usize>) -> &[usize] {
         let from = self.with_file_ops.partition_point(|&i| i < range.start);
         let to = self.with_file_ops.partition_point(|&i| i < range.end);

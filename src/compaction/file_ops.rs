@@ -32,6 +32,7 @@ fn add_unique(set: &mut Vec<String>, v: &str) {
 
 impl FileOps {
     /// pi's `extractFileOpsFromMessage` for one message's facts.
+    #[inline(never)]
     pub fn add_message(&mut self, facts: &MessageFacts) {
         for (kind, path) in &facts.file_ops {
             match kind {
@@ -44,6 +45,7 @@ impl FileOps {
 
     /// Seed from a previous summary's marks (`readFiles` → read, `modifiedFiles` →
     /// edited), as pi does from its previous compaction entry.
+    #[inline(never)]
     pub fn add_summary(&mut self, facts: &MessageFacts) {
         if let Some(s) = &facts.summary {
             for p in &s.read_files {

@@ -78,6 +78,7 @@ pub fn find_cut_point(
 /// The `CutPoint` for a cut at `cut`: a cut at a user message starts a turn; any other
 /// cut splits the turn begun by the nearest earlier user or bashExecution message at or
 /// after `turn_floor`.
+#[inline(never)]
 pub fn cut_result(facts: &[MessageFacts], turn_floor: usize, cut: usize) -> CutPoint {
     let is_user = facts.get(cut).is_some_and(|f| f.role == Role::User);
     let turn_start = if is_user {

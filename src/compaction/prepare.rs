@@ -68,6 +68,7 @@ impl CompactionSettings {
 
 /// pi's `tokensBefore`: `estimateContextTokens` over the context messages of `0..end`
 /// (errored, aborted and deferred assistants excluded).
+#[inline(never)]
 pub fn tokens_before(ctx: &DelegateContext, end: usize) -> f64 {
     let facts = ctx.facts();
     let end = end.min(facts.len());

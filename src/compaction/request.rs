@@ -169,6 +169,7 @@ pub struct SummaryRequestSpec<'a> {
 impl SummaryRequestSpec<'_> {
     /// The request's `maxTokens`, and the characters its prompt may hold (4 per token of
     /// the window left beside the output); `None` when the output alone fills the window.
+    #[inline(never)]
     fn limits(&self) -> Option<(u64, usize)> {
         let max_tokens = summary_max_tokens(self.kind, self.reserve_tokens, self.model_max_tokens);
         let room = self

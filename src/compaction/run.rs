@@ -52,6 +52,7 @@ pub struct TurnConfig {
 impl TurnConfig {
     /// The options of a step taken at `clock` (milliseconds since the epoch): the host's
     /// `now` wins; without one, the messages this step creates carry `clock`.
+    #[inline(never)]
     pub fn options_at(&self, clock: f64) -> DelegateTurnOptions {
         DelegateTurnOptions {
             now: Some(self.options.now.unwrap_or(clock)),
@@ -60,6 +61,7 @@ impl TurnConfig {
     }
 
     /// Begin a boundary over `ctx` at `clock`.
+    #[inline(never)]
     pub fn begin(&self, ctx: &DelegateContext, clock: f64) -> Result<Turn> {
         Turn::begin(ctx, &self.budget, &self.model_id, &self.options_at(clock))
     }
@@ -213,6 +215,7 @@ impl Lock {
     }
 
     /// `INVALID_STATE` while the lock is held.
+    #[inline(never)]
     pub fn check(&self) -> Result<()> {
         if !self.held.get() {
             return Ok(());
@@ -227,6 +230,7 @@ impl Lock {
     }
 
     /// Take the lock until the [`Held`] is dropped; `INVALID_STATE` while it is held.
+    #[inline(never)]
     pub fn acquire(&self) -> Result<Held> {
         self.check()?;
         self.held.set(true);

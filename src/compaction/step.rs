@@ -114,6 +114,7 @@ impl Reply {
 }
 
 /// The failure of a summary that came back empty (or was not given).
+#[inline(never)]
 fn missing(kind: Option<SummaryKind>) -> String {
     match kind {
         Some(SummaryKind::TurnPrefix) => "the turn prefix summary is missing or empty".into(),

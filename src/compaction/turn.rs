@@ -217,6 +217,7 @@ pub struct DelegateTurnOutcome {
 
 impl DelegateTurnOutcome {
     /// The outcome of a boundary that leaves a context of `len` messages as it is.
+    #[inline(never)]
     pub fn unchanged(
         len: usize,
         tokens_before: u64,

@@ -2,7 +2,7 @@
 //! those per type was most of the module's decoding bytes): [`Decode`] reads a parsed
 //! [`Value`] as the derive reads it, in serde's words, with small non-generic helpers.
 //!
-//! What the derive does, and [`Fields`] with `decode_struct!` do the same: an object's
+//! What the derive does, and [`read_struct`] with `decode_struct!` do the same: an object's
 //! entries are read in the object's order (the first bad value in the object is the one
 //! named); a field given twice (an alias and its name) is `duplicate field`; unknown
 //! fields are skipped, or kept where the struct flattens them; after the entries, the
@@ -45,6 +45,7 @@ impl serde::de::Error for Words {
         Words(msg.to_string())
     }
     // serde_json's own wording of the two (`null`, not `unit value`; its float digits)
+    #[inline(never)]
     fn invalid_type(unexp: Unexpected<'_>, exp: &dyn serde::de::Expected) -> Self {
         Words::custom(format_args!(
             "invalid type: {}, expected {exp}",
@@ -60,20 +61,38 @@ impl serde::de::Error for Words {
 }
 
 /// A wrong value as serde_json names it: `null` for unit, a float as its shortest
-/// digits as serde_json's formatter writes them, the rest in serde's words.
+/// digits as serde_json's formatter writes them, the rest in serde's words (written
+/// here, not by serde's `Display` of `Unexpected`, whose float arm is Rust's float
+/// formatter: issue 17 §7).
 struct JsonUnexpected<'a>(Unexpected<'a>);
 
 impl std::fmt::Display for JsonUnexpected<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0 {
-            Unexpected::Unit => f.write_str("null"),
-            Unexpected::Float(x) => write!(
-                f,
-                "floating point `{}`",
-                crate::js_text::serde_json_float_text(x)
-            ),
-            other => other.fmt(f),
-        }
+        use Unexpected as U;
+        let plain = match self.0 {
+            U::Unit => "null",
+            U::Float(x) => {
+                let text = crate::js_text::serde_json_float_text(x);
+                return write!(f, "floating point `{text}`");
+            }
+            U::Bool(b) => return write!(f, "boolean `{b}`"),
+            U::Unsigned(i) => return write!(f, "integer `{i}`"),
+            U::Signed(i) => return write!(f, "integer `{i}`"),
+            U::Char(c) => return write!(f, "character `{c}`"),
+            U::Str(s) => return write!(f, "string {s:?}"),
+            U::Other(other) => other,
+            U::Bytes(_) => "byte array",
+            U::Option => "Option value",
+            U::NewtypeStruct => "newtype struct",
+            U::Seq => "sequence",
+            U::Map => "map",
+            U::Enum => "enum",
+            U::UnitVariant => "unit variant",
+            U::NewtypeVariant => "newtype variant",
+            U::TupleVariant => "tuple variant",
+            U::StructVariant => "struct variant",
+        };
+        f.write_str(plain)
     }
 }
 
@@ -259,33 +278,92 @@ enum Source<'v> {
 }
 
 /// A struct's shape, as its derive knows it: its name, its fields' names in order, which
-/// have a default, the aliases (`(alias, field index)`), and whether a flattened field
-/// keeps the unknown entries (such a struct is not read from an array).
+/// have a default, which are required in an object (`req`), the aliases (`(alias, field
+/// index)`), and whether a flattened field keeps the unknown entries (such a struct is not
+/// read from an array).
 pub struct Spec {
     pub name: &'static str,
     pub names: &'static [&'static str],
     pub defaulted: &'static [bool],
+    pub required: &'static [bool],
     pub aliases: &'static [(&'static str, usize)],
     pub flattened: bool,
 }
 
-/// One struct's fields, read as serde's derive reads them (see the module's
-/// documentation); `decode_struct!` writes the loop over them.
-pub struct Fields<'v> {
+/// One field's value while a struct is read, its type erased so that one loop
+/// ([`read_struct`]) reads every struct's fields (issue 17 §7: the loop and its exits,
+/// written out per struct by the macro, were most of each decoder's bytes).
+pub trait Slot {
+    /// Whether the field was read already.
+    fn is_set(&self) -> bool;
+    /// The field read from `v` (its inner path and message when bad).
+    fn fill(&mut self, v: &Value) -> Result<(), Bad>;
+}
+
+impl<T: Decode> Slot for Option<T> {
+    fn is_set(&self) -> bool {
+        self.is_some()
+    }
+
+    fn fill(&mut self, v: &Value) -> Result<(), Bad> {
+        // (only an empty slot is filled: read_struct checks first; written so, the slot's
+        // old value needs no drop here, one drop of `T` less per field type)
+        if self.is_none() {
+            *self = Some(T::decode(v)?);
+        }
+        Ok(())
+    }
+}
+
+/// Read `v` as a struct of shape `spec` into `slots` (one per field, in the struct's
+/// order), as serde's derive reads it (see the module's documentation): each entry in
+/// the object's order into its slot (`duplicate field` when the slot is full, a bad value
+/// named at its key or index), unknown entries skipped or kept in `extra` (a flattened
+/// struct's), then the first required field left empty is `missing field`. Afterwards
+/// every required slot is full.
+#[inline(never)]
+pub fn read_struct(
+    v: &Value,
+    spec: &'static Spec,
+    slots: &mut [&mut dyn Slot],
+    extra: Option<&mut Map<String, Value>>,
+) -> Result<(), Bad> {
+    let mut f = Fields::new(v, spec, extra)?;
+    while let Some((i, v)) = f.next_field()? {
+        let Some(slot) = slots.get_mut(i) else {
+            continue; // (a spec names no more fields than the struct has)
+        };
+        if slot.is_set() {
+            return Err(f.duplicate(i));
+        }
+        slot.fill(v).map_err(|b| f.here(b))?;
+    }
+    for (i, slot) in slots.iter().enumerate() {
+        if spec.required.get(i) == Some(&true) && !slot.is_set() {
+            return Err(missing(spec.names.get(i).copied().unwrap_or_default()));
+        }
+    }
+    Ok(())
+}
+
+/// One struct's fields, read as serde's derive reads them (see [`read_struct`]).
+struct Fields<'v, 'x> {
     spec: &'static Spec,
     source: Source<'v>,
     /// The key (or index) of the value last handed out.
     key: &'v str,
     index: usize,
-    /// Unknown entries, kept when the struct flattens them (boxed: the reader stays
-    /// small to move).
-    extra: Option<Box<Map<String, Value>>>,
+    /// Where unknown entries are kept, when the struct flattens them.
+    extra: Option<&'x mut Map<String, Value>>,
 }
 
-impl<'v> Fields<'v> {
+impl<'v, 'x> Fields<'v, 'x> {
     /// Start reading `v` as a struct of shape `spec`.
-    #[inline(never)]
-    pub fn new(v: &'v Value, spec: &'static Spec) -> Result<Self, Bad> {
+    fn new(
+        v: &'v Value,
+        spec: &'static Spec,
+        extra: Option<&'x mut Map<String, Value>>,
+    ) -> Result<Self, Bad> {
         let source = match v {
             Value::Object(m) => Source::Map(m.iter()),
             Value::Array(a) if !spec.flattened => Source::Seq(a, 0),
@@ -296,14 +374,13 @@ impl<'v> Fields<'v> {
             source,
             key: "",
             index: 0,
-            extra: spec.flattened.then(Box::default),
+            extra,
         })
     }
 
     /// The next known field's index in the struct and its value; unknown fields skipped
     /// or kept.
-    #[inline(never)]
-    pub fn next_field(&mut self) -> Result<Option<(usize, &'v Value)>, Bad> {
+    fn next_field(&mut self) -> Result<Option<(usize, &'v Value)>, Bad> {
         let spec = self.spec;
         match &mut self.source {
             Source::Map(entries) => {
@@ -350,7 +427,6 @@ impl<'v> Fields<'v> {
     }
 
     /// `b` at the value last handed out.
-    #[inline(never)]
     fn here(&self, b: Bad) -> Bad {
         match self.source {
             Source::Map(_) => under_key(self.key, b),
@@ -358,37 +434,9 @@ impl<'v> Fields<'v> {
         }
     }
 
-    /// `duplicate field` if field `i` was read before, else `slot` = `v` decoded. Never
-    /// inlined: one copy per field type, not one per field.
-    #[inline(never)]
-    pub fn put<T: Decode>(&self, slot: &mut Option<T>, i: usize, v: &Value) -> Result<(), Bad> {
-        if slot.is_some() {
-            return Err(self.duplicate(i));
-        }
-        *slot = Some(T::decode(v).map_err(|b| self.here(b))?);
-        Ok(())
-    }
-
-    #[inline(never)]
     fn duplicate(&self, i: usize) -> Bad {
         let name = self.spec.names.get(i).copied().unwrap_or_default();
         bad(Words::duplicate_field(name))
-    }
-
-    /// A required field's value, or `missing field`.
-    pub fn req<T>(&self, slot: Option<T>, i: usize) -> Result<T, Bad> {
-        slot.ok_or_else(|| missing(self.spec.names.get(i).copied().unwrap_or_default()))
-    }
-
-    /// The unknown entries kept (a flattened map).
-    pub fn extra(&mut self) -> Map<String, Value> {
-        self.extra.take().map(|m| *m).unwrap_or_default()
-    }
-
-    /// A flattened struct read from the unknown entries kept (its errors are the whole
-    /// value's, as serde reports what it buffered).
-    pub fn flattened<T: Decode>(&mut self) -> Result<T, Bad> {
-        T::decode(&Value::Object(self.extra())).map_err(|b| (String::new(), b.1))
     }
 }
 
@@ -397,21 +445,32 @@ fn missing(name: &'static str) -> Bad {
     bad(Words::missing_field(name))
 }
 
+/// A flattened struct read from the unknown entries kept (its errors are the whole
+/// value's, as serde reports what it buffered).
+pub fn flattened<T: Decode>(extra: Map<String, Value>) -> Result<T, Bad> {
+    T::decode(&Value::Object(extra)).map_err(|b| (String::new(), b.1))
+}
+
 /// [`Decode`] for a struct, as serde's derive reads it: each field as `field: "wireName"
 /// (| "alias")* => kind`, the kinds `req` (required), `or(expr)` (absent from an object:
 /// `expr`; required in an array, like an `Option` without `#[serde(default)]`),
 /// `default` / `default(expr)` (`#[serde(default)]`), then optionally `extra field`
-/// (`#[serde(flatten)]` of a map) or `flatten field` (of a struct).
+/// (`#[serde(flatten)]` of a map) or `flatten field` (of a struct). The fields are read
+/// by [`read_struct`] into one `Option` per field; the struct is then made from them.
 macro_rules! decode_struct {
     (@defaulted req) => { false };
     (@defaulted or) => { false };
     (@defaulted default) => { true };
-    (@take $f:ident $slot:ident $i:expr, req) => { $f.req($slot, $i)? };
-    (@take $f:ident $slot:ident $i:expr, or $e:expr) => { $slot.unwrap_or_else(|| $e) };
-    (@take $f:ident $slot:ident $i:expr, default) => { $slot.unwrap_or_default() };
-    (@take $f:ident $slot:ident $i:expr, default $e:expr) => { $slot.unwrap_or_else(|| $e) };
-    (@flat $f:ident extra) => { $f.extra() };
-    (@flat $f:ident flatten) => { $f.flattened()? };
+    (@required req) => { true };
+    (@required $kind:ident) => { false };
+    (@take $slot:ident, req) => { $slot };
+    (@take $slot:ident, or $e:expr) => { Some($slot.unwrap_or_else(|| $e)) };
+    (@take $slot:ident, default) => { Some($slot.unwrap_or_default()) };
+    (@take $slot:ident, default $e:expr) => { Some($slot.unwrap_or_else(|| $e)) };
+    (@extra $extra:ident) => { Some(&mut $extra) };
+    (@extra) => { None };
+    (@flat $extra:ident extra) => { $extra };
+    (@flat $extra:ident flatten) => { $crate::decode::flattened($extra)? };
     (
         $ty:ident $name:literal {
             $($field:ident : $wire:literal $(| $alias:literal)* => $kind:ident $(($e:expr))?),* $(,)?
@@ -420,27 +479,31 @@ macro_rules! decode_struct {
         impl $crate::decode::Decode for $ty {
             #[inline(never)]
             fn decode(v: &serde_json::Value) -> Result<Self, $crate::decode::Bad> {
-                #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+                // (named for the aliases' indices)
+                #[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
                 enum Field { $($field),* }
                 static SPEC: $crate::decode::Spec = $crate::decode::Spec {
                     name: $name,
                     names: &[$($wire),*],
                     defaulted: &[$($crate::decode::decode_struct!(@defaulted $kind)),*],
+                    required: &[$($crate::decode::decode_struct!(@required $kind)),*],
                     aliases: &[$($(($alias, Field::$field as usize),)*)*],
                     flattened: false $(|| { let _ = stringify!($flat); true })?,
                 };
-                let mut f = $crate::decode::Fields::new(v, &SPEC)?;
                 $(let mut $field = None;)*
-                while let Some((i, v)) = f.next_field()? {
-                    $(if i == Field::$field as usize {
-                        f.put(&mut $field, i, v)?;
-                        continue;
-                    })*
+                $(let mut $flat = serde_json::Map::new();)?
+                $crate::decode::read_struct(
+                    v,
+                    &SPEC,
+                    &mut [$(&mut $field),*],
+                    $crate::decode::decode_struct!(@extra $($flat)?),
+                )?;
+                $(let $flat = $crate::decode::decode_struct!(@flat $flat $how);)?
+                // every required slot is full (read_struct checked)
+                match ($($crate::decode::decode_struct!(@take $field, $kind $($e)?),)*) {
+                    ($(Some($field),)*) => Ok($ty { $($field,)* $($flat,)? }),
+                    _ => Err($crate::decode::invalid_type(v, $name)),
                 }
-                Ok($ty {
-                    $($field: $crate::decode::decode_struct!(@take f $field Field::$field as usize, $kind $($e)?),)*
-                    $($flat: $crate::decode::decode_struct!(@flat f $how),)?
-                })
             }
         }
     };

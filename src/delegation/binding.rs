@@ -129,6 +129,7 @@ pub struct ResolvedBinding {
 }
 
 /// Split a `providerId/modelId` key; `None` unless both parts are non-blank.
+#[inline(never)]
 pub fn split_key(key: &str) -> Option<(&str, &str)> {
     let (provider, model) = key.trim().split_once('/')?;
     let (provider, model) = (provider.trim(), model.trim());

@@ -106,6 +106,7 @@ impl Chain {
 
     /// Settled, resumable, within the read budget and not known to be empty: the chain
     /// is listed (clause 9) and counts against clause 7's bound.
+    #[inline(never)]
     pub fn is_reusable(&self) -> bool {
         !self.is_running()
             && self.latest_status().is_some_and(RunStatus::is_resumable)
@@ -132,6 +133,7 @@ impl Chain {
     }
 
     /// The latest run's status ([`RunStatus::Unrecorded`] for a chain with no run).
+    #[inline(never)]
     fn status(&self) -> RunStatus {
         self.latest_status()
             .cloned()

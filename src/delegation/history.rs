@@ -49,6 +49,7 @@ pub(crate) fn written_by<'r>(
         .collect()
 }
 
+#[inline(never)]
 fn str_field<'a>(args: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
     args.get(key).and_then(Value::as_str)
 }

@@ -164,6 +164,7 @@ impl Call {
     }
 }
 
+#[inline(never)]
 fn str_at<'a>(object: Option<&'a Map<String, Value>>, key: &str) -> Option<&'a str> {
     trimmed(object?.get(key)?.as_str())
 }
@@ -215,6 +216,7 @@ fn details_of(row: &UiMessage) -> Option<&Map<String, Value>> {
 }
 
 /// Rule 8: a time the summary records under `key`.
+#[inline(never)]
 fn recorded_ms(details: Option<&Map<String, Value>>, key: &str) -> Option<f64> {
     time_value_to_ms(details?.get(key)?)
 }
@@ -424,7 +426,8 @@ fn link_order(calls: &[Call], members: &[usize], clock: &Clock) -> Vec<usize> {
     use std::cmp::Ordering;
     use std::collections::BinaryHeap;
 
-    struct Ready(Key, usize);
+    // (the start, the call, its place in `members`)
+    struct Ready(Key, usize, usize);
     impl PartialEq for Ready {
         fn eq(&self, other: &Self) -> bool {
             self.cmp(other) == Ordering::Equal
@@ -443,27 +446,35 @@ fn link_order(calls: &[Call], members: &[usize], clock: &Clock) -> Vec<usize> {
         }
     }
 
+    // a member's place in `members` by its delegation id
     let member_of: HashMap<&str, usize> = members
         .iter()
-        .filter_map(|&i| Some((calls.get(i)?.delegation_id.as_str(), i)))
+        .enumerate()
+        .filter_map(|(p, &i)| Some((calls.get(i)?.delegation_id.as_str(), p)))
         .collect();
-    let mut children: HashMap<usize, Vec<usize>> = HashMap::new();
+    // each member's children as (call, place), indexed by place (a map keyed by index
+    // would be a hash table type of its own in the module, issue 17 §7)
+    let mut children: Vec<Vec<(usize, usize)>> = vec![Vec::new(); members.len()];
     let mut ready: BinaryHeap<Ready> = BinaryHeap::new();
-    for &i in members {
+    for (p, &i) in members.iter().enumerate() {
         let Some(call) = calls.get(i) else {
             continue;
         };
         match call.resume.as_deref().and_then(|id| member_of.get(id)) {
-            Some(&parent) => children.entry(parent).or_default().push(i),
-            None => ready.push(Ready(clock.key(call.start()), i)),
+            Some(&parent) => {
+                if let Some(siblings) = children.get_mut(parent) {
+                    siblings.push((i, p));
+                }
+            }
+            None => ready.push(Ready(clock.key(call.start()), i, p)),
         }
     }
     let mut ordered = Vec::with_capacity(members.len());
-    while let Some(Ready(_, i)) = ready.pop() {
+    while let Some(Ready(_, i, p)) = ready.pop() {
         ordered.push(i);
-        for child in children.remove(&i).unwrap_or_default() {
+        for (child, q) in children.get_mut(p).map(std::mem::take).unwrap_or_default() {
             if let Some(call) = calls.get(child) {
-                ready.push(Ready(clock.key(call.start()), child));
+                ready.push(Ready(clock.key(call.start()), child, q));
             }
         }
     }
@@ -488,14 +499,22 @@ fn build_chains(
     }
     // members of each chain, chains in the order their first member appears
     let mut members: Vec<(usize, Vec<usize>)> = Vec::new();
-    let mut chain_of_root: HashMap<usize, usize> = HashMap::new();
+    // the chain of each root call, indexed by call (see `link_order`'s children)
+    let mut chain_of_root: Vec<Option<usize>> = vec![None; calls.len()];
     for (i, (call, root)) in calls.iter().zip(roots).enumerate() {
         match root {
             Ok(root) => {
-                let chain = *chain_of_root.entry(*root).or_insert_with(|| {
-                    members.push((*root, Vec::new()));
-                    members.len() - 1
-                });
+                let chain = match chain_of_root.get(*root).copied().flatten() {
+                    Some(chain) => chain,
+                    None => {
+                        members.push((*root, Vec::new()));
+                        let chain = members.len() - 1;
+                        if let Some(slot) = chain_of_root.get_mut(*root) {
+                            *slot = Some(chain);
+                        }
+                        chain
+                    }
+                };
                 if let Some((_, list)) = members.get_mut(chain) {
                     list.push(i);
                 }

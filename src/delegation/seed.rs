@@ -36,6 +36,7 @@ use super::history::{is_echo_of_brief, select_chain_rows};
 use super::types::ChainSelector;
 use crate::decode::decode_struct;
 use crate::error::{Error, Result};
+use crate::js_text::rust_display;
 use crate::message::{AgentMessage, ContentBlock};
 use crate::tokens::{estimate_tokens, request_overhead_tokens};
 use crate::transcript::{iso_to_ms, rows_to_messages, zero_usage, ProviderBinding, UiMessage};
@@ -132,7 +133,10 @@ pub fn seed_delegate_messages(input: &SeedInput) -> Result<SeedResult> {
     if !(input.hard_limit.is_finite() && input.hard_limit >= 1.0) {
         return Err(Error::invalid(
             "input.hardLimit",
-            format!("expected a positive number, got {}", input.hard_limit),
+            format!(
+                "expected a positive number, got {}",
+                rust_display(input.hard_limit)
+            ),
         ));
     }
     let hard_limit = input.hard_limit.floor() as u64;
@@ -169,7 +173,7 @@ fn overhead_of(input: &SeedInput) -> Result<u64> {
         Some(tokens) if tokens.is_finite() && tokens >= 0.0 => Ok(tokens.ceil() as u64),
         Some(tokens) => Err(Error::invalid(
             "input.overheadTokens",
-            format!("expected a number >= 0, got {tokens}"),
+            format!("expected a number >= 0, got {}", rust_display(tokens)),
         )),
         None => Ok(request_overhead_tokens(
             input.system_prompt.as_deref(),

@@ -30,6 +30,7 @@ use crate::compaction::tally::RunTally;
 use crate::decode::decode_struct;
 use crate::error::{Error, Result};
 use crate::fallback::ModelFailure;
+use crate::js_text::rust_display;
 use crate::transcript::{ms_to_iso, RowRole, UiMessage};
 
 /// The Task tool's name on the rows the package writes.
@@ -245,7 +246,8 @@ decode_struct!(TaskRowRefused "TaskRowRefused" {
 
 fn iso(now: Option<f64>, path: &str) -> Result<String> {
     let ms = now.ok_or_else(|| Error::invalid(path, "expected a time in milliseconds"))?;
-    ms_to_iso(ms).ok_or_else(|| Error::invalid(path, format!("not a valid time: {ms}")))
+    ms_to_iso(ms)
+        .ok_or_else(|| Error::invalid(path, format!("not a valid time: {}", rust_display(ms))))
 }
 
 fn args_value(args: &TaskArgs) -> Value {

@@ -3,6 +3,7 @@
 //! one is absent.
 
 /// `text` trimmed; blank (or absent) is `None`.
+#[inline(never)]
 pub(crate) fn trimmed(text: Option<&str>) -> Option<&str> {
     text.map(str::trim).filter(|t| !t.is_empty())
 }

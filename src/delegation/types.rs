@@ -272,6 +272,7 @@ impl RunStatus {
     }
 
     /// The status as the host writes it; `None` for [`RunStatus::Unrecorded`].
+    #[inline(never)]
     pub fn as_text(&self) -> Option<&str> {
         match self {
             RunStatus::Running => Some("running"),

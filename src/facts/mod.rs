@@ -119,6 +119,7 @@ impl MessageFacts {
     }
 
     /// pi's `serializeConversation` parts of this message.
+    #[inline(never)]
     pub fn parts(&self) -> Vec<String> {
         self.text().parts
     }

@@ -31,6 +31,7 @@ impl<'p> Loc<'p> {
 }
 
 impl From<&Loc<'_>> for String {
+    #[inline(never)]
     fn from(loc: &Loc<'_>) -> String {
         loc.to_string()
     }
@@ -115,9 +116,11 @@ pub(super) struct Checked<'f, 'a> {
 }
 
 impl<'a> Checked<'_, 'a> {
+    #[inline(never)]
     pub(super) fn at(&self, field: &str) -> String {
         format!("{}.{field}", self.path)
     }
+    #[inline(never)]
     pub(super) fn required(&self, field: &str) -> Result<Span<'a>> {
         self.f
             .get(field)
@@ -138,6 +141,7 @@ impl<'a> Checked<'_, 'a> {
     pub(super) fn required_string(&self, field: &str) -> Result<String> {
         Ok(self.required_raw_string(field)?.decode())
     }
+    #[inline(never)]
     pub(super) fn optional_string(&self, field: &str) -> Result<Option<JsonStr<'a>>> {
         self.f
             .get(field)

@@ -63,6 +63,7 @@ decode_struct!(FallbackCandidate "FallbackCandidate" {
 
 impl FallbackCandidate {
     /// `"providerId/modelId"` (just the id when there is no provider).
+    #[inline(never)]
     pub fn label(&self) -> String {
         match self.provider.as_deref().filter(|p| !p.is_empty()) {
             Some(p) => format!("{p}/{}", self.id),

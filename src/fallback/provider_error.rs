@@ -63,6 +63,7 @@ impl ProviderError {
     }
 
     /// The provider's text: `errorMessage` of a pi message, else `message`.
+    #[inline(never)]
     pub fn text(&self) -> &str {
         self.error_message
             .as_deref()

@@ -340,6 +340,7 @@ impl Parser<'_> {
     }
 
     /// A `.` or exponent without digits: serde_json names the byte after it.
+    #[inline(never)]
     fn number_error(&mut self) -> Result<Value, ParseError> {
         if self.i < self.b.len() {
             self.i += 1;

@@ -56,6 +56,7 @@ enum Slot {
 }
 
 /// serde_json's "invalid type" message for `v` where `expected` was wanted.
+#[inline(never)]
 fn invalid_type(v: &Value, expected: &str) -> String {
     crate::decode::invalid_type(v, expected).1
 }
@@ -144,24 +145,28 @@ impl Fields {
             _ => None,
         }
     }
+    #[inline(never)]
     fn num(&mut self, i: usize) -> Option<f64> {
         match self.take(i) {
             Slot::Num(x) => Some(x),
             _ => None,
         }
     }
+    #[inline(never)]
     fn bool(&mut self, i: usize) -> Option<bool> {
         match self.take(i) {
             Slot::Bool(b) => Some(b),
             _ => None,
         }
     }
+    #[inline(never)]
     fn json(&mut self, i: usize) -> Option<Value> {
         match self.take(i) {
             Slot::Json(v) => Some(v),
             _ => None,
         }
     }
+    #[inline(never)]
     fn content(&mut self, i: usize) -> Content {
         match self.take(i) {
             Slot::Content(c) => c,

@@ -82,6 +82,7 @@ impl RowOwner {
     }
 
     /// The rows' id prefix; `INVALID_INPUT` when there is none.
+    #[inline(never)]
     pub fn prefix(&self) -> Result<&str> {
         self.id_prefix
             .as_deref()

@@ -173,6 +173,7 @@ impl UiMessage {
     }
 
     /// The fields the row rules look at.
+    #[inline(never)]
     pub fn head(&self) -> RowHead<'_> {
         RowHead {
             id: Some(&self.id),
@@ -337,6 +338,7 @@ impl<'a> RowHead<'a> {
     }
 
     /// The id a Task row is known by: its `toolCallId` unless blank, else its row `id`.
+    #[inline(never)]
     pub fn task_call_id(&self) -> &'a str {
         match self.tool_call_id {
             Some(id) if !id.trim().is_empty() => id,

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{
-    number_arg, range_args, settings_from_js, state_mut_of, state_of, throw, to_js, to_js_error,
+    js_error, number_arg, range_args, settings_from_js, state_mut_of, state_of, throw, to_js,
 };
 use super::host_context::{HostContext, Synced};
 use super::turn::{complete, drive_turn, prepare, read_config, TurnDriver};
@@ -42,14 +42,17 @@ pub struct DelegateContextHandle {
 }
 
 impl DelegateContextHandle {
+    #[inline(never)]
     fn state(&self) -> Result<Ref<'_, HostContext>, JsValue> {
         state_of(&self.inner, "DelegateContext")
     }
 
+    #[inline(never)]
     fn state_mut(&self) -> Result<RefMut<'_, HostContext>, JsValue> {
         state_mut_of(&self.inner, "DelegateContext")
     }
 
+    #[inline(never)]
     fn check_idle(&self) -> Result<(), JsValue> {
         throw(self.lock.check())
     }
@@ -227,7 +230,7 @@ impl DelegateContextHandle {
             .and_then(|held| Ok((held, TurnDriver::read(&config, "config")?)));
         let inner = self.inner.clone();
         wasm_bindgen_futures::future_to_promise(async move {
-            let (held, driver) = start.map_err(|e| to_js_error(&e))?;
+            let (held, driver) = start.map_err(js_error)?;
             let result = drive_turn(&inner, &driver, &[]).await;
             drop(held);
             let out = result?;

@@ -72,7 +72,7 @@ fn parse_result(
 /// refuses, becomes U+FFFD; a value nested deeper than serde_json's 128 levels is an
 /// `INVALID_INPUT` with the path (never a trap).
 pub fn js_to_value(value: JsValue, path: &str) -> Result<Value, JsValue> {
-    js_to_value_core(&value, path, false).map_err(|e| to_js_error(&e))
+    js_to_value_core(&value, path, false).map_err(js_error)
 }
 
 #[wasm_bindgen(module = "/src/wasm/host.js")]
@@ -116,7 +116,10 @@ fn refuse_non_finite(value: &JsValue, path: &str) -> Result<(), Error> {
     match value.as_f64() {
         Some(x) if !x.is_finite() => Err(Error::invalid(
             path,
-            format!("expected a finite number, got {x}"),
+            format!(
+                "expected a finite number, got {}",
+                crate::js_text::rust_display(x)
+            ),
         )),
         _ => Ok(()),
     }
@@ -135,7 +138,7 @@ fn js_to_value_core(value: &JsValue, path: &str, strict_numbers: bool) -> Result
 /// Decode a typed input, naming `path` and the inner path of a bad value. Non-finite
 /// numbers are rejected (they have no JSON form and no meaning as sizes or indices).
 pub fn from_js<T: crate::decode::Decode>(value: JsValue, path: &str) -> Result<T, JsValue> {
-    decode(&value, path).map_err(|e| to_js_error(&e))
+    decode(&value, path).map_err(js_error)
 }
 
 /// [`from_js`] with the core's error: the value's `JSON.stringify` text parsed and
@@ -164,6 +167,7 @@ fn input_value(value: &JsValue, path: &str) -> Result<Value, Error> {
 }
 
 /// A non-finite number reaches the decoder as its text (`"NaN"`): say what it was.
+#[inline(never)]
 fn non_finite_wording(e: Error) -> Error {
     match e {
         Error::InvalidInput { path, message } => {
@@ -210,7 +214,14 @@ pub fn to_js_error(err: &Error) -> JsValue {
 
 /// Map a core result's error to a JS `Error`.
 pub fn throw<T>(r: crate::Result<T>) -> Result<T, JsValue> {
-    r.map_err(|e| to_js_error(&e))
+    r.map_err(js_error)
+}
+
+/// [`to_js_error`] of an error given away: one copy of the call and of the error's drop
+/// for every export and result type (issue 17 §7: inlined, they were one per caller).
+#[inline(never)]
+pub fn js_error(error: Error) -> JsValue {
+    to_js_error(&error)
 }
 
 /// Decode `UiMessage[]` rows.
@@ -219,10 +230,11 @@ pub fn rows_from_js(
     path: &str,
 ) -> Result<Vec<crate::transcript::UiMessage>, JsValue> {
     let v = js_to_value(value, path)?;
-    crate::transcript::rows_from_value(v, path).map_err(|e| to_js_error(&e))
+    crate::transcript::rows_from_value(v, path).map_err(js_error)
 }
 
 /// A string argument, or `INVALID_INPUT` at `path` (instead of wasm-bindgen's code-less error).
+#[inline(never)]
 pub fn string_arg(value: JsValue, path: &str) -> Result<String, JsValue> {
     value
         .as_string()
@@ -230,6 +242,7 @@ pub fn string_arg(value: JsValue, path: &str) -> Result<String, JsValue> {
 }
 
 /// A number argument, or `INVALID_INPUT` at `path`.
+#[inline(never)]
 pub fn number_arg(value: JsValue, path: &str) -> Result<f64, JsValue> {
     value
         .as_f64()
@@ -241,7 +254,10 @@ pub fn index_arg(x: f64, path: &str, max: usize) -> Result<usize, JsValue> {
     if !x.is_finite() || x < 0.0 || x.fract() != 0.0 || x > max as f64 {
         return Err(to_js_error(&Error::invalid(
             path,
-            format!("expected an integer index in 0..={max}, got {x}"),
+            format!(
+                "expected an integer index in 0..={max}, got {}",
+                crate::js_text::rust_display(x)
+            ),
         )));
     }
     Ok(x as usize)
@@ -290,6 +306,7 @@ pub fn state_mut_of<'a, T>(cell: &'a RefCell<T>, what: &str) -> Result<RefMut<'a
     cell.try_borrow_mut().map_err(|_| busy(what))
 }
 
+#[inline(never)]
 fn busy(what: &str) -> JsValue {
     to_js_error(&Error::InvalidState {
         message: format!(

@@ -6,7 +6,7 @@ use std::cell::{Ref, RefCell, RefMut};
 use wasm_bindgen::prelude::*;
 
 use super::convert::{
-    from_js, js_to_value, optional, state_mut_of, state_of, string_arg, throw, to_js, to_js_error,
+    from_js, js_error, js_to_value, optional, state_mut_of, state_of, string_arg, throw, to_js,
 };
 use super::host::{is_array, is_object, prop, threw, HostArray};
 use crate::delegation::{
@@ -31,10 +31,6 @@ extern "C" {
     /// A plain copy of `o`'s own enumerable properties except `k`.
     #[wasm_bindgen(catch)]
     fn dc_without(o: &JsValue, k: &str) -> Result<JsValue, JsValue>;
-}
-
-fn js_error(error: Error) -> JsValue {
-    to_js_error(&error)
 }
 
 /// The fields of the host row `row` that `filter` looks at (those that are strings),
@@ -141,10 +137,12 @@ pub struct DelegationRegistry {
 }
 
 impl DelegationRegistry {
+    #[inline(never)]
     fn state(&self) -> Result<Ref<'_, Registry>, JsValue> {
         state_of(&self.inner, "DelegationRegistry")
     }
 
+    #[inline(never)]
     fn state_mut(&self) -> Result<RefMut<'_, Registry>, JsValue> {
         state_mut_of(&self.inner, "DelegationRegistry")
     }

@@ -93,7 +93,7 @@ pub fn budget(
     #[wasm_bindgen(unchecked_param_type = "BudgetModel")] model: JsValue,
 ) -> Result<JsValue, JsValue> {
     let m: BudgetModel = from_js(model, "model")?;
-    crate::budget::validate_model(&m).map_err(|e| super::convert::to_js_error(&e))?;
+    crate::budget::validate_model(&m).map_err(super::convert::js_error)?;
     to_js(&context_budget(&m))
 }
 

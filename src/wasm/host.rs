@@ -8,6 +8,9 @@
 //! functions here, which catch and turn the exception into `INVALID_INPUT` with the
 //! path of the value. Array lengths are checked before any work (a sparse array of
 //! length 2^32 − 1 is refused at once instead of being walked).
+//!
+//! The readers every export calls are `#[inline(never)]`: one copy in the module, not
+//! one per export (issue 17 §7; a call per host read costs nothing next to the read).
 
 use wasm_bindgen::prelude::*;
 
@@ -40,22 +43,26 @@ pub fn describe_thrown(e: &JsValue) -> String {
 
 /// `INVALID_INPUT` at `path` for the exception `e` that `JSON.stringify` of it threw (a
 /// cycle, a `BigInt`, a getter that throws).
+#[inline(never)]
 pub fn not_json(path: &str, e: &JsValue) -> Error {
     Error::invalid(path, format!("not JSON data ({})", describe_thrown(e)))
 }
 
 /// `INVALID_INPUT` at `path` for the exception `e` that reading it threw.
+#[inline(never)]
 pub fn threw(path: &str, e: &JsValue) -> Error {
     Error::invalid(path, format!("reading it threw: {}", describe_thrown(e)))
 }
 
 /// Whether `v` is an object (or function) whose properties can be read.
+#[inline(never)]
 pub fn is_object(v: &JsValue) -> bool {
     dc_is_object(v).unwrap_or(false)
 }
 
 /// Property `key` of `obj` (`undefined` when `obj` is not an object), or the exception
 /// its getter threw as `INVALID_INPUT` at `path.key`.
+#[inline(never)]
 pub fn prop(obj: &JsValue, key: &str, path: &str) -> Result<JsValue, Error> {
     if !is_object(obj) {
         return Ok(JsValue::UNDEFINED);
@@ -64,6 +71,7 @@ pub fn prop(obj: &JsValue, key: &str, path: &str) -> Result<JsValue, Error> {
 }
 
 /// `path.key`, or `key` for an empty path.
+#[inline(never)]
 pub fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
         key.to_string()
@@ -73,6 +81,7 @@ pub fn join(path: &str, key: &str) -> String {
 }
 
 /// Whether `v` is a JS array (`false` when asking throws, e.g. a revoked proxy).
+#[inline(never)]
 pub fn is_array(v: &JsValue) -> bool {
     dc_is_array(v).unwrap_or(false)
 }
@@ -108,7 +117,10 @@ impl HostArray {
         if !(len >= 0.0 && len <= MAX_ARRAY_LENGTH as f64) {
             return Err(Error::invalid(
                 join(path, "length"),
-                format!("{len} {what} are more than this library accepts ({MAX_ARRAY_LENGTH})"),
+                format!(
+                    "{} {what} are more than this library accepts ({MAX_ARRAY_LENGTH})",
+                    crate::js_text::rust_display(len)
+                ),
             ));
         }
         Ok(HostArray {
@@ -139,6 +151,7 @@ impl HostArray {
     }
 
     /// `path[i]`.
+    #[inline(never)]
     pub fn path_of(&self, i: usize) -> String {
         format!("{}[{i}]", self.path)
     }

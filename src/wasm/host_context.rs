@@ -54,6 +54,7 @@ impl HostContext {
     }
 
     /// A context of every message of `value` (an array; `path` names it in errors).
+    #[inline(never)]
     pub fn of(value: &JsValue, path: &str) -> Result<Self, Error> {
         let mut ctx = HostContext::new();
         ctx.push(value, path)?;

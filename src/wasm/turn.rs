@@ -18,7 +18,8 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 use super::convert::{
-    decode, from_js, js_to_value, optional, state_mut_of, state_of, throw, to_js, to_js_error,
+    decode, from_js, js_error, js_to_value, optional, state_mut_of, state_of, throw, to_js,
+    to_js_error,
 };
 use super::host::{self, HostArray};
 use super::host_context::HostContext;
@@ -125,6 +126,7 @@ impl TurnDriver {
     }
 }
 
+#[inline(never)]
 fn function_arg(v: JsValue, path: &str) -> Result<Function, Error> {
     v.dyn_into::<Function>()
         .map_err(|_| Error::invalid(path, "expected a function"))
@@ -293,7 +295,7 @@ pub fn run_delegate_turn(
     // everything synchronous happens now (the input is read as it is at the call)
     let start = start_run_turn(&input);
     future_to_promise(async move {
-        let (context, driver) = match start.map_err(|e| to_js_error(&e))? {
+        let (context, driver) = match start.map_err(js_error)? {
             RunStart::Decided(unchanged) => return Ok(unchanged),
             RunStart::Drive(context, driver) => (context, driver),
         };

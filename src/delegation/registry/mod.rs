@@ -198,6 +198,7 @@ impl Registry {
         wording::reusable_listing(&self.resumable_list())
     }
 
+    #[inline(never)]
     pub(super) fn unknown_delegation(&self, delegation_id: &str) -> Error {
         let listing = self.reusable_listing();
         Error::UnknownDelegation {
