@@ -583,3 +583,37 @@ fn rows_to_messages_drops_failed_replies_and_keeps_images() {
         json!({"type": "image", "data": "AAAA", "mimeType": "image/png"})
     );
 }
+
+/// host-contract §6, messages → rows written a window at a time: a tool result whose call
+/// was written earlier takes the call's name, arguments and time from the successful
+/// assistant that made it; a failed assistant's calls were never tool rows (its reply is
+/// not replayed), so a result of one is written from the result alone.
+#[test]
+fn a_result_written_alone_takes_its_call_from_a_successful_assistant_only() {
+    let ms = messages(vec![
+        json!({"role": "user", "content": "brief", "timestamp": 1000}),
+        json!({"role": "assistant", "content": [{"type": "toolCall", "id": "k1", "name": "read", "arguments": {"path": "a.rs"}}], "stopReason": "toolUse", "timestamp": 2000}),
+        json!({"role": "assistant", "content": [{"type": "toolCall", "id": "k2", "name": "read", "arguments": {"path": "b.rs"}}], "stopReason": "error", "errorMessage": "overloaded", "timestamp": 3000}),
+        json!({"role": "toolResult", "toolCallId": "k1", "toolName": "read", "content": "1", "isError": false, "timestamp": 4000}),
+        json!({"role": "toolResult", "toolCallId": "k2", "toolName": "read", "content": "2", "isError": false, "timestamp": 5000}),
+    ]);
+    let owner = RowOwner::delegate("task_1", "explorer");
+    // the window writes the two results only (the messages before it are read for calls)
+    let rows = messages_to_rows_at(&ms, &owner, 3, 0).unwrap();
+    let row = |id: &str| {
+        rows.iter()
+            .find(|r| r.tool_call_id.as_deref() == Some(id))
+            .unwrap_or_else(|| panic!("a row of {id}: {rows:?}"))
+    };
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(row("k1").tool_args, Some(json!({"path": "a.rs"})));
+    assert_eq!(
+        row("k1").created_at.as_deref(),
+        Some("1970-01-01T00:00:02.000Z")
+    );
+    assert_eq!(row("k2").tool_args, None, "{:?}", row("k2"));
+    assert_eq!(
+        row("k2").created_at.as_deref(),
+        Some("1970-01-01T00:00:05.000Z")
+    );
+}
