@@ -617,3 +617,22 @@ fn a_result_written_alone_takes_its_call_from_a_successful_assistant_only() {
         Some("1970-01-01T00:00:05.000Z")
     );
 }
+
+/// A window's rows are numbered by their place in the whole run (`first_index`), so a
+/// user message sent during the run (a steering message) gets the row it gets when the
+/// whole run is written at once.
+#[test]
+fn a_window_numbers_its_rows_by_their_place_in_the_run() {
+    let ms = messages(vec![
+        json!({"role": "user", "content": "brief", "timestamp": 1000}),
+        json!({"role": "assistant", "content": [{"type": "text", "text": "reading"}], "stopReason": "stop", "timestamp": 2000}),
+        json!({"role": "assistant", "content": [{"type": "text", "text": "still reading"}], "stopReason": "stop", "timestamp": 2500}),
+        json!({"role": "user", "content": "also look at b.rs", "timestamp": 3000}),
+    ]);
+    let owner = RowOwner::delegate("task_1", "explorer");
+    let whole = messages_to_rows(&ms, &owner, 0).unwrap();
+    for base in 1..=3 {
+        let window = messages_to_rows_at(&ms[base..], &owner, 3 - base, base).unwrap();
+        assert_eq!(window.as_slice(), &whole[3..], "a window from {base}");
+    }
+}

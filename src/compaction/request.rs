@@ -168,14 +168,13 @@ pub struct SummaryRequestSpec<'a> {
 
 impl SummaryRequestSpec<'_> {
     /// The request's `maxTokens`, and the characters its prompt may hold (4 per token of
-    /// the window left beside the output); `None` when the output alone fills the window.
+    /// the window left beside the output); `None` when the output alone is over the
+    /// window. (When it fills the window exactly, no prompt fits the room of 0:
+    /// [`build_summary_request`] answers `None` then.)
     #[inline(never)]
     fn limits(&self) -> Option<(u64, usize)> {
         let max_tokens = summary_max_tokens(self.kind, self.reserve_tokens, self.model_max_tokens);
-        let room = self
-            .context_window
-            .checked_sub(max_tokens)
-            .filter(|&r| r > 0)?;
+        let room = self.context_window.checked_sub(max_tokens)?;
         Some((max_tokens, 4 * room as usize))
     }
 }
