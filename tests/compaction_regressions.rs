@@ -1103,3 +1103,14 @@ fn a_cut_before_the_active_assistant_stays_where_pi_put_it() {
         ]
     );
 }
+
+/// An outcome counts the messages of the next context; `is_empty` says there are none.
+#[test]
+fn an_outcome_is_empty_only_without_messages() {
+    use delegate_context::compaction::turn::TurnKind;
+    use delegate_context::compaction::DelegateTurnOutcome;
+    let none = DelegateTurnOutcome::unchanged(0, 0, 0, 16_000, TurnKind::Completed);
+    assert_eq!((none.len(), none.is_empty()), (0, true));
+    let three = DelegateTurnOutcome::unchanged(3, 10, 10, 16_000, TurnKind::Completed);
+    assert_eq!((three.len(), three.is_empty()), (3, false));
+}

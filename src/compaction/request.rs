@@ -189,7 +189,7 @@ pub fn summary_max_tokens(kind: SummaryKind, reserve_tokens: f64, model_max_toke
     if model_max_tokens > 0.0 {
         m = m.min(model_max_tokens);
     }
-    // (`as` gives 0 for a negative or NaN figure)
+    // (`as` gives 0 for a negative figure; NaN and infinities are not finite)
     if m.is_finite() {
         m as u64
     } else {
