@@ -1114,3 +1114,46 @@ fn an_outcome_is_empty_only_without_messages() {
     let three = DelegateTurnOutcome::unchanged(3, 10, 10, 16_000, TurnKind::Completed);
     assert_eq!((three.len(), three.is_empty()), (3, false));
 }
+
+/// A compaction over a previous summary that is not right after the brief: the messages
+/// between the brief and that summary were already summarized, and the compacted context
+/// drops them; the outcome counts them and their tokens.
+#[test]
+fn a_compaction_counts_the_messages_before_the_previous_summary_it_drops() {
+    let budget = budget_32k();
+    let ms = vec![
+        msg(json!({"role": "user", "content": "brief", "timestamp": 1})),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "text", "text": "f".repeat(400)}], "stopReason": "stop"}),
+        ),
+        msg(json!({"role": "user", "content": "go on", "timestamp": 2})),
+        msg(
+            json!({"role": "compactionSummary", "summary": "## Goal\nread", "tokensBefore": 9000, "timestamp": 3}),
+        ),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(30_000)}], "stopReason": "stop"}),
+        ),
+        msg(
+            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a"}}], "stopReason": "toolUse"}),
+        ),
+        msg(
+            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(40_000)}], "isError": false}),
+        ),
+    ];
+    let opts = DelegateTurnOptions::default();
+    let answer = SummaryAnswer {
+        history: Some("## Goal\nread a".into()),
+        turn_prefix: None,
+        error: None,
+    };
+    let out = complete_delegate_turn(&ms, &budget, "m", &opts, &answer).unwrap();
+    assert_eq!(out.outcome, TurnOutcomeKind::Compacted, "{out:?}");
+    let messages = out.materialize(&ms);
+    assert_eq!(messages.len(), 4, "brief, summary, the active turn");
+    assert_eq!(&messages[2..], &ms[5..]);
+    assert_eq!(out.dropped_messages, 2);
+    assert_eq!(
+        out.dropped_tokens,
+        estimate_tokens(&ms[1]) + estimate_tokens(&ms[2])
+    );
+}
