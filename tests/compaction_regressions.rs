@@ -17,6 +17,32 @@ fn msg(v: serde_json::Value) -> AgentMessage {
     AgentMessage::from_value(v, "m").unwrap()
 }
 
+/// The task brief most tests start with.
+fn brief() -> AgentMessage {
+    msg(json!({"role": "user", "content": "brief", "timestamp": 1}))
+}
+
+/// An assistant reply of `chars` copies of `c`.
+fn text_reply(c: &str, chars: usize) -> AgentMessage {
+    msg(
+        json!({"role": "assistant", "content": [{"type": "text", "text": c.repeat(chars)}], "stopReason": "stop"}),
+    )
+}
+
+/// An assistant that calls `read` on `path` (call `id`).
+fn read_call(id: &str, path: &str) -> AgentMessage {
+    msg(
+        json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": "read", "arguments": {"path": path}}], "stopReason": "toolUse"}),
+    )
+}
+
+/// The result of read call `id`: `chars` characters.
+fn read_result(id: &str, chars: usize) -> AgentMessage {
+    msg(
+        json!({"role": "toolResult", "toolCallId": id, "toolName": "read", "content": [{"type": "text", "text": "r".repeat(chars)}], "isError": false}),
+    )
+}
+
 fn budget_32k() -> ContextBudget {
     let b = context_budget(&BudgetModel {
         context_window: Some(32_000.0),
@@ -31,16 +57,10 @@ fn budget_32k() -> ContextBudget {
 fn an_active_turn_whose_results_reach_keep_recent_is_summarized_not_degraded() {
     let budget = budget_32k();
     let ms = vec![
-        msg(json!({"role": "user", "content": "brief", "timestamp": 1})),
-        msg(
-            json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(28_000)}], "stopReason": "stop"}),
-        ),
-        msg(
-            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a"}}], "stopReason": "toolUse"}),
-        ),
-        msg(
-            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(36_000)}], "isError": false}),
-        ),
+        brief(),
+        text_reply("a", 28_000),
+        read_call("c1", "a"),
+        read_result("c1", 36_000),
     ];
     let opts = DelegateTurnOptions::default();
     let prep = prepare_delegate_turn(&ms, &budget, &opts).unwrap();
@@ -99,7 +119,7 @@ fn a_context_at_exactly_hard_limit_compacts_and_one_token_below_does_not() {
     assert_eq!(budget.hard_limit, 4_096);
     for (usage, unchanged) in [(4_095, true), (4_096, false)] {
         let ms = vec![
-            msg(json!({"role": "user", "content": "brief", "timestamp": 1})),
+            brief(),
             msg(
                 json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}], "stopReason": "stop", "usage": {"totalTokens": usage}}),
             ),
@@ -151,9 +171,7 @@ fn a_read_larger_than_the_window_fails_at_once_without_a_summary_request() {
     });
     let ms = vec![
         msg(json!({"role": "user", "content": "Read the big file.", "timestamp": 1})),
-        msg(
-            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "big"}}], "stopReason": "toolUse"}),
-        ),
+        read_call("c1", "big"),
         msg(
             json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "x".repeat(64_000)}], "isError": false}),
         ),
@@ -179,14 +197,7 @@ fn budget_8k() -> ContextBudget {
 }
 
 fn tool_turn(id: &str, path: &str, result_chars: usize) -> Vec<AgentMessage> {
-    vec![
-        msg(
-            json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": "read", "arguments": {"path": path}}], "stopReason": "toolUse"}),
-        ),
-        msg(
-            json!({"role": "toolResult", "toolCallId": id, "toolName": "read", "content": [{"type": "text", "text": "r".repeat(result_chars)}], "isError": false}),
-        ),
-    ]
+    vec![read_call(id, path), read_result(id, result_chars)]
 }
 
 fn degrade_of(
@@ -252,9 +263,7 @@ fn a_degrade_with_nothing_kept_never_claims_recent_messages_follow() {
     // an orphan tool result is never kept: after the brief nothing is keepable
     let ms = vec![
         msg(json!({"role": "user", "content": "Brief.", "timestamp": 1})),
-        msg(
-            json!({"role": "toolResult", "toolCallId": "gone", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(20_000)}], "isError": false}),
-        ),
+        read_result("gone", 20_000),
     ];
     let (out, messages) = degrade_of(&ms);
     assert_eq!(out.outcome, TurnOutcomeKind::Degraded);
@@ -329,9 +338,7 @@ fn brief_plus_one_active_tool_turn() -> (Vec<AgentMessage>, DelegateTurnOptions)
         msg(
             json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(6_000)}, {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "x"}}], "stopReason": "toolUse"}),
         ),
-        msg(
-            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(2_800)}], "isError": false}),
-        ),
+        read_result("c1", 2_800),
     ];
     let opts = DelegateTurnOptions {
         early_trigger: true,
@@ -404,9 +411,7 @@ fn a_request_too_large_for_the_window_degrades_with_that_reason() {
         ms.push(msg(
             json!({"role": "user", "content": format!("step {i} {}", "u".repeat(200)), "timestamp": 1}),
         ));
-        ms.push(msg(
-            json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(200)}], "stopReason": "stop"}),
-        ));
+        ms.push(text_reply("a", 200));
     }
     let prep = prepare_delegate_turn(&ms, &budget, &DelegateTurnOptions::default()).unwrap();
     assert_eq!(prep.action, TurnAction::Degrade, "{prep:?}");
@@ -479,7 +484,7 @@ fn an_outcome_counts_the_next_context_and_says_when_it_rewrites() {
     assert_eq!((one.len(), one.is_empty()), (1, false));
 
     let budget = budget_32k();
-    let brief = msg(json!({"role": "user", "content": "brief", "timestamp": 1}));
+    let brief = brief();
     let say = |n: usize| {
         msg(
             json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(n)}], "stopReason": "stop"}),
@@ -623,20 +628,12 @@ fn the_summarized_file_lists_are_pis() {
 fn an_empty_summary_is_named_in_the_outcome() {
     let budget = budget_32k();
     let ms = vec![
-        msg(json!({"role": "user", "content": "brief", "timestamp": 1})),
-        msg(
-            json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(20_000)}], "stopReason": "stop"}),
-        ),
+        brief(),
+        text_reply("a", 20_000),
         msg(json!({"role": "user", "content": "go on", "timestamp": 2})),
-        msg(
-            json!({"role": "assistant", "content": [{"type": "text", "text": "b".repeat(20_000)}], "stopReason": "stop"}),
-        ),
-        msg(
-            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a"}}], "stopReason": "toolUse"}),
-        ),
-        msg(
-            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(30_000)}], "isError": false}),
-        ),
+        text_reply("b", 20_000),
+        read_call("c1", "a"),
+        read_result("c1", 30_000),
     ];
     let opts = DelegateTurnOptions::default();
     let prep = prepare_delegate_turn(&ms, &budget, &opts).unwrap();
@@ -681,17 +678,11 @@ fn a_summary_that_can_fit_is_asked_for_even_when_a_degrade_cannot() {
     let budget = budget_32k();
     // a read of 63,700 characters (about 15,925 tokens) after 5,000 tokens of history
     let ms = vec![
-        msg(json!({"role": "user", "content": "brief", "timestamp": 1})),
+        brief(),
         msg(json!({"role": "user", "content": "go", "timestamp": 2})),
-        msg(
-            json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(20_000)}], "stopReason": "stop"}),
-        ),
-        msg(
-            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a"}}], "stopReason": "toolUse"}),
-        ),
-        msg(
-            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(63_700)}], "isError": false}),
-        ),
+        text_reply("a", 20_000),
+        read_call("c1", "a"),
+        read_result("c1", 63_700),
     ];
     let opts = DelegateTurnOptions::default();
     let prep = prepare_delegate_turn(&ms, &budget, &opts).unwrap();
@@ -753,7 +744,7 @@ fn a_summary_that_can_fit_is_asked_for_even_when_a_degrade_cannot() {
 fn a_boundary_needs_its_brief_first_and_a_positive_hard_limit() {
     let budget = budget_32k();
     let opts = DelegateTurnOptions::default();
-    let brief = msg(json!({"role": "user", "content": "brief", "timestamp": 1}));
+    let brief = brief();
     let reply = msg(
         json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}], "stopReason": "stop"}),
     );
@@ -787,13 +778,9 @@ fn a_boundary_needs_its_brief_first_and_a_positive_hard_limit() {
 fn a_split_turn_with_history_composes_pis_summary_and_details() {
     let budget = budget_32k();
     let ms = vec![
-        msg(json!({"role": "user", "content": "brief", "timestamp": 1})),
-        msg(
-            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a.rs"}}], "stopReason": "toolUse"}),
-        ),
-        msg(
-            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(20_000)}], "isError": false}),
-        ),
+        brief(),
+        read_call("c1", "a.rs"),
+        read_result("c1", 20_000),
         msg(json!({"role": "user", "content": "go on", "timestamp": 2})),
         msg(
             json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(20_000)}, {"type": "toolCall", "id": "c2", "name": "edit", "arguments": {"path": "b.rs"}}], "stopReason": "toolUse"}),
@@ -801,12 +788,8 @@ fn a_split_turn_with_history_composes_pis_summary_and_details() {
         msg(
             json!({"role": "toolResult", "toolCallId": "c2", "toolName": "edit", "content": [{"type": "text", "text": "edited"}], "isError": false}),
         ),
-        msg(
-            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c3", "name": "read", "arguments": {"path": "c.rs"}}], "stopReason": "toolUse"}),
-        ),
-        msg(
-            json!({"role": "toolResult", "toolCallId": "c3", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(36_000)}], "isError": false}),
-        ),
+        read_call("c3", "c.rs"),
+        read_result("c3", 36_000),
     ];
     let opts = DelegateTurnOptions::default();
     let prep = prepare_delegate_turn(&ms, &budget, &opts).unwrap();
@@ -854,9 +837,7 @@ fn the_fit_limit_shrinks_by_estimate_over_usage_only() {
     let budget = budget_32k();
     let ctx = DelegateContext::from_messages(&[
         msg(json!({"role": "user", "content": "b".repeat(4_000), "timestamp": 1})),
-        msg(
-            json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(4_000)}], "stopReason": "stop"}),
-        ),
+        text_reply("a", 4_000),
     ])
     .unwrap();
     assert_eq!(ctx.total_tokens(), 2_000);
@@ -890,7 +871,7 @@ fn the_fast_path_ignores_a_summary_index_past_the_context() {
     use delegate_context::compaction::assess::unchanged_below_threshold;
     let budget = budget_32k();
     let ms = [
-        msg(json!({"role": "user", "content": "brief", "timestamp": 1})),
+        brief(),
         msg(
             json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}], "stopReason": "stop", "usage": {"input": 5000, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 5000}}),
         ),
@@ -994,7 +975,7 @@ fn the_previous_summary_is_the_last_one_before_the_end() {
 fn a_moved_cut_searches_its_turn_start_after_the_previous_summary_only() {
     let budget = budget_32k();
     let ms = vec![
-        msg(json!({"role": "user", "content": "brief", "timestamp": 1})),
+        brief(),
         msg(
             json!({"role": "assistant", "content": [{"type": "text", "text": "first"}], "stopReason": "stop"}),
         ),
@@ -1002,15 +983,9 @@ fn a_moved_cut_searches_its_turn_start_after_the_previous_summary_only() {
         msg(
             json!({"role": "compactionSummary", "summary": "## Goal\nread", "tokensBefore": 9000, "timestamp": 3}),
         ),
-        msg(
-            json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(400)}], "stopReason": "stop"}),
-        ),
-        msg(
-            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a"}}], "stopReason": "toolUse"}),
-        ),
-        msg(
-            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(70_000)}], "isError": false}),
-        ),
+        text_reply("a", 400),
+        read_call("c1", "a"),
+        read_result("c1", 70_000),
     ];
     let prep = prepare_delegate_turn(&ms, &budget, &DelegateTurnOptions::default()).unwrap();
     assert_eq!(prep.action, TurnAction::Summarize, "{prep:?}");
@@ -1032,16 +1007,10 @@ fn a_moved_cut_searches_its_turn_start_after_the_previous_summary_only() {
 fn a_cut_after_the_active_assistant_moves_back_to_it() {
     let budget = budget_32k();
     let ms = vec![
-        msg(json!({"role": "user", "content": "brief", "timestamp": 1})),
-        msg(
-            json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(30_000)}], "stopReason": "stop"}),
-        ),
-        msg(
-            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a"}}], "stopReason": "toolUse"}),
-        ),
-        msg(
-            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(20_000)}], "isError": false}),
-        ),
+        brief(),
+        text_reply("a", 30_000),
+        read_call("c1", "a"),
+        read_result("c1", 20_000),
         msg(
             json!({"role": "user", "content": format!("also look at b {}", "s".repeat(40_000)), "timestamp": 2}),
         ),
@@ -1070,20 +1039,12 @@ fn a_cut_after_the_active_assistant_moves_back_to_it() {
 fn a_cut_before_the_active_assistant_stays_where_pi_put_it() {
     let budget = budget_32k();
     let ms = vec![
-        msg(json!({"role": "user", "content": "brief", "timestamp": 1})),
-        msg(
-            json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(40_000)}], "stopReason": "stop"}),
-        ),
+        brief(),
+        text_reply("a", 40_000),
         msg(json!({"role": "user", "content": "go on", "timestamp": 2})),
-        msg(
-            json!({"role": "assistant", "content": [{"type": "text", "text": "b".repeat(20_000)}], "stopReason": "stop"}),
-        ),
-        msg(
-            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a"}}], "stopReason": "toolUse"}),
-        ),
-        msg(
-            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(16_000)}], "isError": false}),
-        ),
+        text_reply("b", 20_000),
+        read_call("c1", "a"),
+        read_result("c1", 16_000),
     ];
     let prep = prepare_delegate_turn(&ms, &budget, &DelegateTurnOptions::default()).unwrap();
     assert_eq!(prep.action, TurnAction::Summarize, "{prep:?}");
@@ -1122,23 +1083,15 @@ fn an_outcome_is_empty_only_without_messages() {
 fn a_compaction_counts_the_messages_before_the_previous_summary_it_drops() {
     let budget = budget_32k();
     let ms = vec![
-        msg(json!({"role": "user", "content": "brief", "timestamp": 1})),
-        msg(
-            json!({"role": "assistant", "content": [{"type": "text", "text": "f".repeat(400)}], "stopReason": "stop"}),
-        ),
+        brief(),
+        text_reply("f", 400),
         msg(json!({"role": "user", "content": "go on", "timestamp": 2})),
         msg(
             json!({"role": "compactionSummary", "summary": "## Goal\nread", "tokensBefore": 9000, "timestamp": 3}),
         ),
-        msg(
-            json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(30_000)}], "stopReason": "stop"}),
-        ),
-        msg(
-            json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a"}}], "stopReason": "toolUse"}),
-        ),
-        msg(
-            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r".repeat(40_000)}], "isError": false}),
-        ),
+        text_reply("a", 30_000),
+        read_call("c1", "a"),
+        read_result("c1", 40_000),
     ];
     let opts = DelegateTurnOptions::default();
     let answer = SummaryAnswer {
