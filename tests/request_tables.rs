@@ -30,17 +30,33 @@ fn fixed() -> usize {
 }
 
 fn request(parts: &[String], window: u64) -> Option<SummaryRequest> {
+    request_with(parts, window, None, None)
+}
+
+fn request_with(
+    parts: &[String],
+    window: u64,
+    brief: Option<&str>,
+    previous_summary: Option<&str>,
+) -> Option<SummaryRequest> {
     build_summary_request(&SummaryRequestSpec {
         kind: SummaryKind::History,
         parts: parts.to_vec(),
-        brief: None,
-        previous_summary: None,
+        brief,
+        previous_summary,
         custom_instructions: None,
         reserve_tokens: 1000.0,
         model_max_tokens: 0.0,
         context_window: window,
         now: 0.0,
     })
+}
+
+fn prompt(r: &SummaryRequest) -> String {
+    let AgentMessage::User(u) = &r.messages[0] else {
+        panic!("a user message");
+    };
+    u.content.text("")
 }
 
 /// The conversation a request shows, and a check that the request fits its window.
@@ -52,13 +68,17 @@ fn conversation(r: &SummaryRequest, window: u64) -> String {
         r.estimated_input_tokens,
         r.max_tokens
     );
-    let AgentMessage::User(u) = &r.messages[0] else {
-        panic!("a user message");
-    };
-    let text = u.content.text("");
+    let text = prompt(r);
     let start = text.find(OPEN).expect("a conversation") + OPEN.len();
     let end = text.rfind(CLOSE).expect("its end");
     text[start..end].to_string()
+}
+
+/// A room of at least `chars` characters of conversation, rounded up to a whole token of
+/// request, and the window that gives exactly that room.
+fn room_of_about(chars: usize) -> (usize, u64) {
+    let room = chars + (4 - (fixed() + chars) % 4) % 4;
+    (room, window_for(room))
 }
 
 /// A window whose request room is exactly `chars` characters of conversation.
@@ -130,11 +150,7 @@ fn long_parts_are_cut_to_their_bounded_size_with_a_count() {
     let reply = "[Assistant]: ok".to_string();
     let parts = vec![user.clone(), thinking.clone(), reply.clone()];
     // room for about 8,000 characters: the whole (15,052) does not fit, the cut parts do
-    let mut room = 8_000;
-    while (fixed() + room) % 4 != 0 {
-        room += 1;
-    }
-    let window = window_for(room);
+    let (_, window) = room_of_about(8_000);
     let r = request(&parts, window).expect("fits");
     assert!(r.bounded && r.omitted_parts == 0, "{r:?}");
     let shown = conversation(&r, window);
@@ -174,11 +190,7 @@ fn long_parts_are_cut_to_their_bounded_size_with_a_count() {
 #[test]
 fn a_room_smaller_than_one_part_or_than_the_marker() {
     let part = format!("[User]: {}", "u".repeat(10_000));
-    let mut room = 1_000;
-    while (fixed() + room) % 4 != 0 {
-        room += 1;
-    }
-    let window = window_for(room);
+    let (room, window) = room_of_about(1_000);
     let r = request(std::slice::from_ref(&part), window).expect("fits");
     assert!(r.bounded && r.omitted_parts == 0, "{r:?}");
     let shown = conversation(&r, window);
@@ -192,11 +204,7 @@ fn a_room_smaller_than_one_part_or_than_the_marker() {
     assert!(shown.ends_with(" more characters cut to fit the summary request]"));
     assert!(!shown.contains("earlier parts"), "{shown}");
     // a room of a few characters: the omitted-parts marker alone (86) does not fit
-    let mut room = 20;
-    while (fixed() + room) % 4 != 0 {
-        room += 1;
-    }
-    let window = window_for(room);
+    let (_, window) = room_of_about(20);
     let parts = vec![part.clone(), "[Assistant]: ok".to_string()];
     let r = request(&parts, window).expect("fits");
     assert!(r.bounded && r.omitted_parts == 2, "{r:?}");
@@ -241,32 +249,6 @@ fn the_newest_parts_that_fit_beside_the_marker_are_kept_to_the_unit() {
         conversation(&r, window - 1),
         format!("{}\n\n{}", marker(2), parts[2..].join("\n\n"))
     );
-}
-
-fn request_with(
-    parts: &[String],
-    window: u64,
-    brief: Option<&str>,
-    previous_summary: Option<&str>,
-) -> Option<SummaryRequest> {
-    build_summary_request(&SummaryRequestSpec {
-        kind: SummaryKind::History,
-        parts: parts.to_vec(),
-        brief,
-        previous_summary,
-        custom_instructions: None,
-        reserve_tokens: 1000.0,
-        model_max_tokens: 0.0,
-        context_window: window,
-        now: 0.0,
-    })
-}
-
-fn prompt(r: &SummaryRequest) -> String {
-    let AgentMessage::User(u) = &r.messages[0] else {
-        panic!("a user message");
-    };
-    u.content.text("")
 }
 
 /// The delegate's brief, shown as context in front of the conversation, takes at most a
