@@ -18,6 +18,7 @@ import {
   serializeConversation as piSerializeConversation,
 } from "@earendil-works/pi-agent-core";
 import { dc, loadSessionMessages, SESSION_FILES } from "./helpers.mjs";
+import { toEntries } from "./pi-entries.mjs";
 
 const KEEP_RECENT = [1000, 5000, 20000, 100000];
 const RESERVE = 16384;
@@ -32,16 +33,6 @@ function turnBoundaries(ms) {
     else if (last.role === "toolResult" && (!next || next.role !== "toolResult")) ends.push(e);
   }
   return ends;
-}
-
-function toEntries(ms) {
-  return ms.map((message, i) => ({
-    type: "message",
-    id: `e${i}`,
-    parentId: i === 0 ? null : `e${i - 1}`,
-    timestamp: new Date(typeof message.timestamp === "number" ? message.timestamp : 0).toISOString(),
-    message,
-  }));
 }
 
 const range = (a, b) => Array.from({ length: Math.max(0, b - a) }, (_, i) => a + i);

@@ -25,6 +25,7 @@ import {
   prepareCompaction,
   serializeConversation,
 } from "@earendil-works/pi-agent-core";
+import { toEntries } from "./pi-entries.mjs";
 
 const FILE = new URL("../data/pi-table.json", import.meta.url);
 const KEEP = [1, 20, 60, 200, 1000];
@@ -119,16 +120,6 @@ function contexts() {
       ],
     },
   ];
-}
-
-function toEntries(ms) {
-  return ms.map((message, i) => ({
-    type: "message",
-    id: `e${i}`,
-    parentId: i === 0 ? null : `e${i - 1}`,
-    timestamp: new Date(typeof message.timestamp === "number" ? message.timestamp : 0).toISOString(),
-    message,
-  }));
 }
 
 /**
