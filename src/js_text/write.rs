@@ -155,6 +155,16 @@ impl Compound<'_> {
     }
 }
 
+/// serde's number methods, each widened to what the writer prints (`i64`, `u64`, `f64`).
+macro_rules! numbers {
+    ($($method:ident($ty:ty) => $write:ident),* $(,)?) => {
+        $(fn $method(self, v: $ty) -> Result {
+            self.$write(v.into());
+            Ok(())
+        })*
+    };
+}
+
 impl<'a> ser::Serializer for &'a mut Writer {
     type Ok = ();
     type Error = Error;
@@ -170,45 +180,17 @@ impl<'a> ser::Serializer for &'a mut Writer {
         self.raw(if v { "true" } else { "false" });
         Ok(())
     }
-    fn serialize_i8(self, v: i8) -> Result {
-        self.int(v.into());
-        Ok(())
-    }
-    fn serialize_i16(self, v: i16) -> Result {
-        self.int(v.into());
-        Ok(())
-    }
-    fn serialize_i32(self, v: i32) -> Result {
-        self.int(v.into());
-        Ok(())
-    }
-    fn serialize_i64(self, v: i64) -> Result {
-        self.int(v);
-        Ok(())
-    }
-    fn serialize_u8(self, v: u8) -> Result {
-        self.uint(v.into());
-        Ok(())
-    }
-    fn serialize_u16(self, v: u16) -> Result {
-        self.uint(v.into());
-        Ok(())
-    }
-    fn serialize_u32(self, v: u32) -> Result {
-        self.uint(v.into());
-        Ok(())
-    }
-    fn serialize_u64(self, v: u64) -> Result {
-        self.uint(v);
-        Ok(())
-    }
-    fn serialize_f32(self, v: f32) -> Result {
-        self.float(v.into());
-        Ok(())
-    }
-    fn serialize_f64(self, v: f64) -> Result {
-        self.float(v);
-        Ok(())
+    numbers! {
+        serialize_i8(i8) => int,
+        serialize_i16(i16) => int,
+        serialize_i32(i32) => int,
+        serialize_i64(i64) => int,
+        serialize_u8(u8) => uint,
+        serialize_u16(u16) => uint,
+        serialize_u32(u32) => uint,
+        serialize_u64(u64) => uint,
+        serialize_f32(f32) => float,
+        serialize_f64(f64) => float,
     }
     fn serialize_char(self, v: char) -> Result {
         self.string(v.encode_utf8(&mut [0; 4]));
