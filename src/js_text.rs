@@ -159,26 +159,15 @@ pub fn js_number_to_string(x: f64) -> String {
         };
     }
     let (digits, e) = shortest_digits(x);
-    let digits = digits.as_str();
-    let k = digits.len() as i32;
-    let n = e + 1; // position of the decimal point relative to the digits
     let mut out = String::new();
     if x < 0.0 {
         out.push('-');
     }
-    if k <= n && n <= 21 {
-        out.push_str(digits);
-        out.extend(std::iter::repeat_n('0', (n - k) as usize));
-    } else if 0 < n && n <= 21 {
-        out.push_str(&digits[..n as usize]);
-        out.push('.');
-        out.push_str(&digits[n as usize..]);
-    } else if -6 < n && n <= 0 {
-        out.push_str("0.");
-        out.extend(std::iter::repeat_n('0', (-n) as usize));
-        out.push_str(digits);
+    // without an exponent for 1e-7 < |x| < 1e21
+    if (-6..=20).contains(&e) {
+        push_plain(&mut out, &digits, e, "");
     } else {
-        push_exponent_form(&mut out, digits, n - 1);
+        push_exponent_form(&mut out, &digits, e);
     }
     out
 }
@@ -203,25 +192,32 @@ pub fn serde_json_float_text(x: f64) -> String {
         return out;
     }
     let (digits, e) = shortest_digits(x);
-    let (digits, k) = (digits.as_str(), digits.len() as i32);
     if (-5..=15).contains(&e) {
-        if e < 0 {
-            out.push_str("0.");
-            out.extend(std::iter::repeat_n('0', (-e - 1) as usize));
-            out.push_str(digits);
-        } else if k - 1 <= e {
-            out.push_str(digits);
-            out.extend(std::iter::repeat_n('0', (e + 1 - k) as usize));
-            out.push_str(".0");
-        } else {
-            out.push_str(&digits[..(e + 1) as usize]);
-            out.push('.');
-            out.push_str(&digits[(e + 1) as usize..]);
-        }
+        push_plain(&mut out, &digits, e, ".0");
     } else {
-        push_exponent_form(&mut out, digits, e);
+        push_exponent_form(&mut out, &digits, e);
     }
     out
+}
+
+/// `d.ddd × 10^e` (`digits`, `e`) without an exponent: `0.000ddd`, `ddd000` or `dd.dd`,
+/// with `integer_suffix` after a number that has no fraction (zmij's `.0`). The layout
+/// JavaScript, zmij and Rust's `{}` share within their ranges.
+fn push_plain(out: &mut String, digits: &str, e: i32, integer_suffix: &str) {
+    let point = e + 1; // digits before the decimal point
+    if point <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', (-point) as usize));
+        out.push_str(digits);
+    } else if digits.len() <= point as usize {
+        out.push_str(digits);
+        out.extend(std::iter::repeat_n('0', point as usize - digits.len()));
+        out.push_str(integer_suffix);
+    } else {
+        out.push_str(&digits[..point as usize]);
+        out.push('.');
+        out.push_str(&digits[point as usize..]);
+    }
 }
 
 /// `d.ddde+x` / `d.ddde-x` (no `.` after a single digit): the exponent form JavaScript

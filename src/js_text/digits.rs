@@ -187,18 +187,7 @@ pub fn rust_display(x: f64) -> String {
         return out;
     }
     let (digits, e) = shortest_digits(x);
-    if e < 0 {
-        out.push_str("0.");
-        out.extend(std::iter::repeat_n('0', (-e - 1) as usize));
-        out.push_str(&digits);
-    } else if digits.len() as i32 <= e + 1 {
-        out.push_str(&digits);
-        out.extend(std::iter::repeat_n('0', (e + 1) as usize - digits.len()));
-    } else {
-        out.push_str(&digits[..(e + 1) as usize]);
-        out.push('.');
-        out.push_str(&digits[(e + 1) as usize..]);
-    }
+    super::push_plain(&mut out, &digits, e, "");
     out
 }
 
