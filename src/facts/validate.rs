@@ -6,6 +6,7 @@
 
 use crate::error::{Error, Result};
 use crate::json_scan::{self, JsonStr, Kind, Span};
+use crate::text_table::index_of;
 
 /// Where a value is, written out only when an error names it (`messages[3].content[0]`).
 #[derive(Clone, Copy)]
@@ -50,63 +51,52 @@ impl std::fmt::Display for Loc<'_> {
     }
 }
 
-/// Declares [`Fields`] from one table (a field's name in Rust, its key on a message): the
-/// struct, its `set` and its `get` are written from the same list.
-macro_rules! message_fields {
-    ($($field:ident: $key:literal,)*) => {
-        /// Every field any known role has, as written (types are checked per role).
-        #[derive(Default)]
-        pub(super) struct Fields<'a> {
-            $(pub(super) $field: Option<Span<'a>>,)*
+/// Every field's key on a message: every field any known role has (types are checked
+/// per role).
+const KEYS: [&str; 24] = [
+    "role",
+    "content",
+    "timestamp",
+    "api",
+    "provider",
+    "model",
+    "usage",
+    "stopReason",
+    "errorMessage",
+    "toolCallId",
+    "toolName",
+    "details",
+    "isError",
+    "summary",
+    "tokensBefore",
+    "customType",
+    "display",
+    "command",
+    "output",
+    "excludeFromContext",
+    "exitCode",
+    "cancelled",
+    "truncated",
+    "fullOutputPath",
+];
+
+/// The known fields of a message object as written, in [`KEYS`]' order.
+#[derive(Default)]
+pub(super) struct Fields<'a>([Option<Span<'a>>; KEYS.len()]);
+
+impl<'a> Fields<'a> {
+    /// The known fields of a message object (the last copy of a repeated key wins, as in
+    /// JavaScript); `null` counts as absent, as for an optional field.
+    pub(super) fn set(&mut self, key: &str, value: Span<'a>) {
+        if let Some(slot) = index_of(&KEYS, key).and_then(|i| self.0.get_mut(i)) {
+            *slot = (!value.is_null()).then_some(value);
         }
+    }
 
-        impl<'a> Fields<'a> {
-            /// The known fields of a message object (the last copy of a repeated key wins,
-            /// as in JavaScript); `null` counts as absent, as for an optional field.
-            pub(super) fn set(&mut self, key: &str, value: Span<'a>) {
-                let slot = match key {
-                    $($key => &mut self.$field,)*
-                    _ => return,
-                };
-                *slot = (!value.is_null()).then_some(value);
-            }
-
-            /// The field whose key is `key`.
-            fn get(&self, key: &str) -> Option<Span<'a>> {
-                match key {
-                    $($key => self.$field,)*
-                    _ => None,
-                }
-            }
-        }
-    };
-}
-
-message_fields! {
-    role: "role",
-    content: "content",
-    timestamp: "timestamp",
-    api: "api",
-    provider: "provider",
-    model: "model",
-    usage: "usage",
-    stop_reason: "stopReason",
-    error_message: "errorMessage",
-    tool_call_id: "toolCallId",
-    tool_name: "toolName",
-    details: "details",
-    is_error: "isError",
-    summary: "summary",
-    tokens_before: "tokensBefore",
-    custom_type: "customType",
-    display: "display",
-    command: "command",
-    output: "output",
-    exclude_from_context: "excludeFromContext",
-    exit_code: "exitCode",
-    cancelled: "cancelled",
-    truncated: "truncated",
-    full_output_path: "fullOutputPath",
+    /// The field whose key is `key`.
+    pub(super) fn get(&self, key: &str) -> Option<Span<'a>> {
+        index_of(&KEYS, key).and_then(|i| self.0.get(i).copied().flatten())
+    }
 }
 
 /// The fields of one message with its path, checked by type on request.
@@ -227,7 +217,7 @@ pub(super) fn read_block<'a>(
             let value = r.skip()?;
             if key.raw() == "type" {
                 kind = Some(value);
-            } else if let Some(k) = NAMES.iter().position(|n| *n == key.raw()) {
+            } else if let Some(k) = index_of(&NAMES, key.raw()) {
                 field[k] = Some(value);
             }
             Ok(())
@@ -332,7 +322,7 @@ pub(super) fn read_usage(usage: Span<'_>, path: &str) -> Result<f64> {
         .entries()
         .map_err(|e| Error::invalid(path, format!("not JSON data ({e})")))?;
     for (key, value) in entries {
-        if let Some(k) = NAMES.iter().position(|n| *n == key.raw()) {
+        if let Some(k) = index_of(&NAMES, key.raw()) {
             if value.is_null() {
                 numbers[k] = None;
                 continue;
