@@ -3,7 +3,7 @@
 //! file operations (pi's `extractFileOpsFromMessage`, ADR 0299 §3), and, when a summary
 //! request needs them, the texts of its parts.
 
-use super::validate::{read_block, KnownBlock, Loc};
+use super::validate::{not_json, read_block, wrong_type, KnownBlock, Loc};
 use super::{FileOpKind, ESTIMATED_IMAGE_CHARS};
 use crate::error::{Error, Result};
 use crate::json_scan::{self, Halt, Kind, Span};
@@ -66,9 +66,7 @@ pub(super) fn read_content_of(
         )?),
         Role::Assistant => ContentOf::Assistant(read_assistant_content(reader, at, wants_text)?),
         _ => {
-            reader
-                .skip()
-                .map_err(|e| Error::invalid(&at, format!("not JSON data ({e})")))?;
+            reader.skip().map_err(|e| not_json(&at, e))?;
             ContentOf::Skipped
         }
     })
@@ -84,7 +82,7 @@ fn read_content(
     keep_units: usize,
 ) -> Result<ContentRead> {
     let path = &at;
-    let not_json = |e: json_scan::ScanError| Error::invalid(path, format!("not JSON data ({e})"));
+    let not_json = |e: json_scan::ScanError| not_json(path, e);
     match reader.peek().map_err(not_json)? {
         Kind::String => {
             let s = reader.string().map_err(not_json)?;
@@ -144,13 +142,10 @@ fn read_assistant_content(
     at: Loc<'_>,
     wants_text: bool,
 ) -> Result<AssistantContent> {
-    let not_json = |e: json_scan::ScanError| Error::invalid(&at, format!("not JSON data ({e})"));
+    let not_json = |e: json_scan::ScanError| not_json(&at, e);
     let kind = reader.peek().map_err(not_json)?;
     if kind != Kind::Array {
-        return Err(Error::invalid(
-            &at,
-            format!("invalid type: {}, expected a sequence", kind.describe()),
-        ));
+        return Err(wrong_type(&at, "", kind, "a sequence"));
     }
     let mut c = AssistantContent {
         blank: true,

@@ -168,9 +168,7 @@ impl MessageFacts {
         let shared: std::rc::Rc<str> = std::rc::Rc::from(text);
         let mut reader = json_scan::Reader::new(&shared);
         let facts = read_message(&mut reader, path, None, Some(&shared))?;
-        reader
-            .finish()
-            .map_err(|e| Error::invalid(path, format!("not JSON data ({e})")))?;
+        reader.finish().map_err(|e| validate::not_json(&path, e))?;
         Ok(facts)
     }
 
@@ -206,7 +204,7 @@ fn read_message(
     mut text: Option<&mut MessageText>,
     shared: Option<&std::rc::Rc<str>>,
 ) -> Result<MessageFacts> {
-    let not_json = |e: json_scan::ScanError| Error::invalid(path, format!("not JSON data ({e})"));
+    let not_json = |e: json_scan::ScanError| validate::not_json(&path, e);
     let kind = reader.peek().map_err(not_json)?;
     if kind != Kind::Object {
         return Err(Error::invalid(
