@@ -76,22 +76,25 @@ fn slot(v: Value, ty: Ty) -> Result<Slot, Bad> {
         (Ty::Content, Value::String(s)) => Slot::Content(Content::Text(s)),
         (Ty::Content, v) => match v {
             // serde's untagged enum: any bad block makes the whole value unmatched
-            Value::Array(items) => match items.into_iter().map(block).collect() {
+            Value::Array(items) => match blocks(items) {
                 Ok(blocks) => Slot::Content(Content::Blocks(blocks)),
                 Err(_) => return untagged(),
             },
             _ => return untagged(),
         },
-        (Ty::Blocks, Value::Array(items)) => {
-            let mut blocks = Vec::with_capacity(items.len());
-            for (i, item) in items.into_iter().enumerate() {
-                blocks.push(block(item).map_err(|message| (format!("[{i}]"), message))?);
-            }
-            Slot::Blocks(blocks)
-        }
+        (Ty::Blocks, Value::Array(items)) => Slot::Blocks(blocks(items)?),
         (Ty::Blocks, v) => return wrong(&v, "a sequence"),
         (Ty::OptUsage, v) => Slot::Usage(crate::decode::Decode::decode(&v)?),
     })
+}
+
+/// An array's blocks, or the first bad one (`[i]`).
+fn blocks(items: Vec<Value>) -> Result<Vec<ContentBlock>, Bad> {
+    let mut blocks = Vec::with_capacity(items.len());
+    for (i, item) in items.into_iter().enumerate() {
+        blocks.push(block(item).map_err(|message| (format!("[{i}]"), message))?);
+    }
+    Ok(blocks)
 }
 
 fn untagged<T>() -> Result<T, Bad> {
