@@ -319,13 +319,6 @@ pub(super) fn read_usage(usage: Span<'_>, path: &str) -> Result<f64> {
             })?);
         }
     }
-    let usage = crate::message::Usage {
-        input: numbers[0],
-        output: numbers[1],
-        cache_read: numbers[2],
-        cache_write: numbers[3],
-        total_tokens: numbers[4],
-        extra: Default::default(),
-    };
-    Ok(usage.context_tokens())
+    // (NAMES in the order context_tokens reads them)
+    Ok(crate::message::context_tokens(numbers))
 }
