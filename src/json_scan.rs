@@ -356,16 +356,33 @@ impl<'a> Reader<'a> {
         &mut self,
         mut each: impl FnMut(JsonStr<'a>, &mut Reader<'a>) -> std::result::Result<(), E>,
     ) -> std::result::Result<(), E> {
-        if self.open(Kind::Object)? {
-            loop {
-                let key = self.key()?;
-                each(key, self)?;
-                if !self.more(Kind::Object)? {
-                    break;
+        if self.peek()? != Kind::Object {
+            return err(self.i, "expected an object").map_err(E::from);
+        }
+        self.i += 1;
+        self.skip_ws();
+        if self.bytes().get(self.i) == Some(&b'}') {
+            self.i += 1;
+            return Ok(());
+        }
+        loop {
+            let key = self.string()?;
+            self.skip_ws();
+            if self.bytes().get(self.i) != Some(&b':') {
+                return err(self.i, "expected ':'").map_err(E::from);
+            }
+            self.i += 1;
+            each(key, self)?;
+            self.skip_ws();
+            match self.bytes().get(self.i) {
+                Some(b',') => self.i += 1,
+                Some(b'}') => {
+                    self.i += 1;
+                    return Ok(());
                 }
+                _ => return err(self.i, "expected ',' or '}'").map_err(E::from),
             }
         }
-        Ok(())
     }
 
     /// Walk an array: `each(index, reader)` is called with the reader at each element,
@@ -374,72 +391,28 @@ impl<'a> Reader<'a> {
         &mut self,
         mut each: impl FnMut(usize, &mut Reader<'a>) -> std::result::Result<(), E>,
     ) -> std::result::Result<(), E> {
-        if self.open(Kind::Array)? {
-            let mut k = 0;
-            loop {
-                each(k, self)?;
-                k += 1;
-                if !self.more(Kind::Array)? {
-                    break;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    // The walks' steps, not generic: one copy for every walk's `each` (issue 17 §7).
-
-    /// Enter the object or array (`kind`) at the reader: whether it has an entry (the
-    /// reader then stands at it), or is empty (the reader then stands after it).
-    #[inline(never)]
-    fn open(&mut self, kind: Kind) -> Result<bool> {
-        let (close, expected) = match kind {
-            Kind::Object => (b'}', "expected an object"),
-            _ => (b']', "expected an array"),
-        };
-        if self.peek()? != kind {
-            return err(self.i, expected);
+        if self.peek()? != Kind::Array {
+            return err(self.i, "expected an array").map_err(E::from);
         }
         self.i += 1;
         self.skip_ws();
-        if self.bytes().get(self.i) == Some(&close) {
+        if self.bytes().get(self.i) == Some(&b']') {
             self.i += 1;
-            return Ok(false);
+            return Ok(());
         }
-        Ok(true)
-    }
-
-    /// An entry's key and its colon: the reader then stands at the entry's value.
-    #[inline(never)]
-    fn key(&mut self) -> Result<JsonStr<'a>> {
-        let key = self.string()?;
-        self.skip_ws();
-        if self.bytes().get(self.i) != Some(&b':') {
-            return err(self.i, "expected ':'");
-        }
-        self.i += 1;
-        Ok(key)
-    }
-
-    /// After an entry of the object or array (`kind`): whether another follows (the
-    /// reader then stands at it), or the end (the reader then stands after it).
-    #[inline(never)]
-    fn more(&mut self, kind: Kind) -> Result<bool> {
-        let (close, expected) = match kind {
-            Kind::Object => (b'}', "expected ',' or '}'"),
-            _ => (b']', "expected ',' or ']'"),
-        };
-        self.skip_ws();
-        match self.bytes().get(self.i) {
-            Some(b',') => {
-                self.i += 1;
-                Ok(true)
+        let mut k = 0;
+        loop {
+            each(k, self)?;
+            k += 1;
+            self.skip_ws();
+            match self.bytes().get(self.i) {
+                Some(b',') => self.i += 1,
+                Some(b']') => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                _ => return err(self.i, "expected ',' or ']'").map_err(E::from),
             }
-            Some(&c) if c == close => {
-                self.i += 1;
-                Ok(false)
-            }
-            _ => err(self.i, expected),
         }
     }
 }
