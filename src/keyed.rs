@@ -40,7 +40,7 @@ impl<'k, T> Keyed<'k, T> {
 
     /// Whether `key` was kept.
     pub fn contains(&self, key: &str) -> bool {
-        self.at.get(key).is_some()
+        self.get(key).is_some()
     }
 }
 
