@@ -19,10 +19,12 @@
 use serde_json::Value;
 
 mod digits;
+mod nearest;
 mod parse;
 mod write;
 pub use digits::rust_display;
 use digits::shortest_digits;
+pub use nearest::parse_decimal;
 pub use parse::{parse_value, ParseError};
 pub use write::{to_json, to_json_value, Error as WriteError};
 

@@ -77,7 +77,7 @@ impl<'a> Span<'a> {
     /// A number's value; `null` (what `JSON.stringify` writes for NaN and ±Infinity) is NaN.
     pub fn as_f64(&self) -> Option<f64> {
         match self.kind {
-            Kind::Number => self.text.parse().ok(),
+            Kind::Number => crate::js_text::parse_decimal(self.text),
             Kind::Null => Some(f64::NAN),
             _ => None,
         }

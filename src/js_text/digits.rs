@@ -61,16 +61,10 @@ fn from_exact(x: f64) -> (String, i32) {
     let (exact, fraction_digits) = exact_decimal(x);
     let exact = exact.as_bytes();
     let e = exact.len() as i32 - 1 - fraction_digits;
-    let mut text = String::new();
-    let mut reads_back = |digits: &[u8], p: usize| {
-        text.clear();
-        text.extend(digits.iter().map(|&b| char::from(b)));
-        text.push('e');
-        text.push_str(&(e - p as i32 + 1).to_string());
-        text.parse::<f64>() == Ok(x)
-    };
+    let reads_back =
+        |digits: &[u8], p: usize| super::nearest::rounds_to(digits, i64::from(e) - p as i64 + 1, x);
     // (whether the cut or the one above reads back, the one above when it does)
-    let mut at = |p: usize| {
+    let at = |p: usize| {
         let up = increment(&exact[..p]);
         (reads_back(&exact[..p], p), reads_back(&up, p), up)
     };

@@ -333,7 +333,7 @@ impl Parser<'_> {
                 }
             }
         }
-        match text.parse::<f64>().ok().and_then(Number::from_f64) {
+        match super::parse_decimal(text).and_then(Number::from_f64) {
             Some(n) => Ok(Value::Number(n)),
             None => self.fail("number out of range"),
         }
