@@ -264,6 +264,14 @@ pub fn js_entries(map: &serde_json::Map<String, Value>) -> Vec<(&String, &Value)
         .collect()
 }
 
+/// `JSON.stringify` of a string: how an error message quotes a value it names.
+#[inline(never)]
+pub fn json_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    push_json_string(&mut out, s);
+    out
+}
+
 fn push_json_string(out: &mut String, s: &str) {
     out.push('"');
     let b = s.as_bytes();
