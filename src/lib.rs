@@ -40,6 +40,7 @@
 //! | host-contract §5 | provider overflow classification (status rules and pi's failure shapes) | [`fallback::provider_error`] (`classify_provider_error`) |
 //! | host-contract §5 (end) | pi-ai's `isContextOverflow`: its patterns, its silent-overflow rules | [`overflow`] |
 //! | host-contract §6 | persisted rows, the row rules, names, timestamps | [`transcript`] |
+//! | host-contract §6 | "lowercase": JavaScript's `toLowerCase` (Unicode's, Final_Sigma included) | [`lowercase`] |
 //! | ADR 0279 §3, subagent-context | rows → provider messages (one converter) | [`transcript::to_messages`] |
 //! | subagent-context (seed 001) | only a delegate's report enters the parent's context | [`parent`] |
 //! | ADR 0279 §1–13, ADR 0299 §7 | resumable delegations (their own table) | [`delegation`] |
@@ -86,6 +87,8 @@ pub mod json_scan;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod llm_text;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod lowercase;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod message;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod order;
@@ -119,6 +122,7 @@ private_modules!(
     js_text,
     json_scan,
     llm_text,
+    lowercase,
     message,
     order,
     overflow,

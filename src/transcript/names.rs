@@ -3,6 +3,8 @@
 //! (seed 001), the resumable delegations (ADR 0279 clauses 2, 8 and 12) and the
 //! inherited-tools deny list (ADR 0299 clause 8).
 
+use crate::lowercase;
+
 /// The host's tools under their canonical names. A name that folds (case and separators
 /// ignored) to one of these is that tool: `Read`, `READ` and `rEaD` are `read`;
 /// `BrowserPreview`, `browserPREVIEW` and `Browser_Preview` are `browser_preview`.
@@ -34,10 +36,11 @@ pub const TASK_TOOL: &str = "task";
 /// A name with case and the separators `_`, `-`, space and `.` ignored (how names are
 /// compared: [`normalize_tool_name`]'s known tools, the inherited-tools deny list).
 pub fn fold_name(name: &str) -> String {
-    name.chars()
-        .filter(|c| !matches!(c, '_' | '-' | ' ' | '.'))
-        .flat_map(char::to_lowercase)
-        .collect()
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars().filter(|c| !matches!(c, '_' | '-' | ' ' | '.')) {
+        lowercase::push_lowercase(c, &mut out);
+    }
+    out
 }
 
 /// Normalise a tool name (host-contract §6).
@@ -97,8 +100,7 @@ pub fn normalize_agent_name(name: &str) -> String {
         Some((cut, ext)) if ext.eq_ignore_ascii_case(".md") => &base[..cut],
         _ => base,
     };
-    base.trim()
-        .to_lowercase()
+    lowercase::to_lowercase(base.trim())
         .chars()
         .map(|c| if c == ' ' || c == '_' { '-' } else { c })
         .collect()
