@@ -168,6 +168,22 @@ mod tests {
         }
     }
 
+    /// JavaScript's own `toLowerCase` on 400 generated names heavy in Σ, İ and
+    /// case-ignorable characters (tests/data/string-table.json, recorded by
+    /// tests/js/string-table.test.mjs).
+    #[test]
+    fn names_as_javascript_lowercases_them() {
+        let table: serde_json::Value =
+            serde_json::from_str(include_str!("../tests/data/string-table.json"))
+                .expect("tests/data/string-table.json");
+        let rows = table["toLowerCase"].as_array().expect("toLowerCase rows");
+        assert!(rows.len() >= 400);
+        for row in rows {
+            let (name, want) = (row[0].as_str().expect("name"), row[1].as_str());
+            assert_eq!(Some(to_lowercase(name).as_str()), want, "{name:?}");
+        }
+    }
+
     #[test]
     fn examples() {
         for (raw, want) in [
