@@ -21,6 +21,7 @@
 //! | ADR 0299 §3–4 | the library's marks on a `compactionSummary` (file lists, retained messages, degrade counts) | [`facts::SummaryMarks`] (`facts/marks.rs`) |
 //! | host-contract §3 | how pi writes a message for a summary request: each role's parts, the `convertToLlm` wrappers, a tool call's line, a bash execution's text, the 2,000-character tool-result cut | [`llm_text`] |
 //! | host-contract §2 | JavaScript string lengths, `JSON.stringify` sizes and numbers | [`js_text`] |
+//! | host-contract §1, §5–6 | JavaScript's white space: `trim`, blank, a regex's `\s` | [`js_whitespace`] |
 //! | host-contract §2 | `estimateTokens`, `estimateContextTokens` (the usage anchor, once), the request overhead | [`tokens`] |
 //! | ADR 0299 §1–2 | the budget of the model a delegate runs on | [`budget`] |
 //! | ADR 0299 §3 | a delegate's context kept across turns (the handle's core) | [`compaction::context`] |
@@ -83,6 +84,8 @@ pub mod fallback;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod js_text;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod js_whitespace;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod json_scan;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod llm_text;
@@ -120,6 +123,7 @@ private_modules!(
     facts,
     fallback,
     js_text,
+    js_whitespace,
     json_scan,
     llm_text,
     lowercase,
