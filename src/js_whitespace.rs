@@ -24,18 +24,30 @@ pub fn is_js_space(c: char) -> bool {
 }
 
 /// `String.prototype.trim`: `s` without its leading and trailing white space.
+#[inline(never)]
 pub fn trim(s: &str) -> &str {
-    s.trim_matches(is_js_space)
+    let s = trim_start(s);
+    let end = s
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !is_js_space(c))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    s.get(..end).unwrap_or(s)
 }
 
 /// `String.prototype.trimStart`.
+#[inline(never)]
 pub fn trim_start(s: &str) -> &str {
-    s.trim_start_matches(is_js_space)
+    let start = s
+        .char_indices()
+        .find(|&(_, c)| !is_js_space(c))
+        .map_or(s.len(), |(i, _)| i);
+    s.get(start..).unwrap_or(s)
 }
 
 /// Whether `s.trim()` is empty in JavaScript.
 pub fn is_blank(s: &str) -> bool {
-    s.chars().all(is_js_space)
+    trim_start(s).is_empty()
 }
 
 #[cfg(test)]
