@@ -55,14 +55,11 @@ const ALPHABET = [
 function lowerInputs() {
   const out = ["", "Explorer", "ΟΔΥΣΣΕΥΣ", "ΑΣ", "ΑΣ.", "ΑΣ'Α", "Σ", "ΑΣ\u0301", "İSTANBUL", "\u212AELVIN"];
   let x = 20261202;
+  const next = () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32; // [0, 1)
   for (let i = 0; i < 400; i++) {
     let s = "";
-    x = (x * 1103515245 + 12345) % 2147483648;
-    const len = x % 9;
-    for (let j = 0; j < len; j++) {
-      x = (x * 1103515245 + 12345) % 2147483648;
-      s += ALPHABET[Math.floor((x / 2147483648) * ALPHABET.length)];
-    }
+    const len = Math.floor(next() * 9);
+    for (let j = 0; j < len; j++) s += ALPHABET[Math.floor(next() * ALPHABET.length)];
     out.push(s);
   }
   return out;
