@@ -14,9 +14,10 @@
 //! line: line breaks inside it (a `task` used as the label) become single spaces, so a
 //! multi-line brief cannot break the list's format.
 
-use crate::js_whitespace;
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
+
+use crate::js_whitespace;
 
 use super::limits::MAX_RESUMABLE_LISTED_FILES;
 use super::types::ResumableChain;
