@@ -10,6 +10,8 @@
 //! depth (tool arguments, `details`, unknown host fields) are skipped with a depth count,
 //! not recursion. Malformed text is an error, never a panic.
 
+use crate::js_whitespace;
+
 /// The kind of a JSON value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -471,8 +473,8 @@ impl<'a> JsonStr<'a> {
         self.units
     }
 
-    /// Whether the string is empty or only whitespace (Rust's `trim`), decided mostly
-    /// from its first characters.
+    /// Whether the string is empty or only white space (JavaScript's `trim`,
+    /// [`js_whitespace`]), decided mostly from its first characters.
     pub fn is_blank(&self) -> bool {
         let b = self.raw.as_bytes();
         let mut i = 0;
@@ -487,7 +489,7 @@ impl<'a> JsonStr<'a> {
                             .get(i + 2..i + 6)
                             .and_then(|h| u32::from_str_radix(h, 16).ok());
                         match c.and_then(char::from_u32) {
-                            Some(c) if c.is_whitespace() => i += 6,
+                            Some(c) if js_whitespace::is_js_space(c) => i += 6,
                             _ => return false,
                         }
                     }
@@ -497,7 +499,7 @@ impl<'a> JsonStr<'a> {
                 _ => {
                     let c = self.raw[i..].chars().next();
                     match c {
-                        Some(c) if c.is_whitespace() => i += c.len_utf8(),
+                        Some(c) if js_whitespace::is_js_space(c) => i += c.len_utf8(),
                         _ => return false,
                     }
                 }
@@ -605,6 +607,26 @@ mod tests {
         let (r, seen) = walk("[1, 2 3]");
         let not_json = r.map_err(|h| h.into_inner(|e| e.offset + 100));
         assert_eq!((not_json, seen), (Err(106), vec![0, 1]));
+    }
+
+    /// Blank as JavaScript's `trim` says (js_whitespace): U+FEFF is white space, U+0085
+    /// is not, written raw or as an escape.
+    #[test]
+    fn blank_is_javascript_blank() {
+        let blank = |json: &str| Reader::new(json).string().map(|s| s.is_blank());
+        for (json, want) in [
+            (r#""""#, true),
+            (r#"" \t\n\r\f""#, true),
+            ("\" \u{a0}\u{2028}\u{3000}\u{feff}\"", true),
+            (r#""\ufeff\u2029\u000b""#, true),
+            ("\"\u{85}\"", false),
+            (r#""\u0085""#, false),
+            (r#"" \u200b""#, false),
+            (r#""\b""#, false),
+            (r#"" x ""#, false),
+        ] {
+            assert_eq!(blank(json).ok(), Some(want), "{json}");
+        }
     }
 
     fn keys(text: &str) -> Vec<String> {

@@ -25,6 +25,7 @@ use super::text::non_blank;
 use crate::decode::decode_struct;
 use crate::error::{Error, Result};
 use crate::js_text::json_quote;
+use crate::js_whitespace;
 
 /// The model binding a run used: the `providerId/modelId` key and/or the model id.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Tsify)]
@@ -132,8 +133,8 @@ pub struct ResolvedBinding {
 /// Split a `providerId/modelId` key; `None` unless both parts are non-blank.
 #[inline(never)]
 pub fn split_key(key: &str) -> Option<(&str, &str)> {
-    let (provider, model) = key.trim().split_once('/')?;
-    let (provider, model) = (provider.trim(), model.trim());
+    let (provider, model) = js_whitespace::trim(key).split_once('/')?;
+    let (provider, model) = (js_whitespace::trim(provider), js_whitespace::trim(model));
     (!provider.is_empty() && !model.is_empty()).then_some((provider, model))
 }
 
