@@ -108,7 +108,7 @@ pub fn is_overflow_message(message: &str) -> bool {
         "token limit",
     ]
     .iter()
-    .any(|p| m.contains(p))
+    .any(|p| crate::js_text::has_text(&m, p))
 }
 
 /// Whether a provider error is a context overflow, in any of pi's shapes:
