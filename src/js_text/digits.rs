@@ -9,11 +9,7 @@
 //! possible values of n, choose the one that is even"; zmij, serde_json's formatter,
 //! does the same). [`rust_display`]: the text of Rust's `{}` for an `f64`, for messages.
 
-/// `10^k` for `k` in `0..=22`: the powers a double holds exactly.
-const POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-];
+use super::nearest::POW10;
 
 /// The shortest digits of `x` (finite, not zero; the sign ignored) and the exponent of
 /// the first: `x = d.ddd × 10^e`.
@@ -118,13 +114,7 @@ fn increment(digits: &[u8]) -> Vec<u8> {
 /// how many of them follow the decimal point. `x = m × 2^q` is the integer `m × 2^q`
 /// when `q >= 0`, else `m × 5^-q` with `-q` decimals.
 fn exact_decimal(x: f64) -> (String, i32) {
-    let bits = x.to_bits();
-    let (biased, fraction) = ((bits >> 52) as i32, bits & ((1 << 52) - 1));
-    let (m, q) = if biased == 0 {
-        (fraction, -1074)
-    } else {
-        (fraction | (1 << 52), biased - 1075)
-    };
+    let (m, q) = super::nearest::significand(x);
     // base 10^9, least significant first
     const BASE: u64 = 1_000_000_000;
     let mut limbs = vec![

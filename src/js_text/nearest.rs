@@ -27,7 +27,7 @@
 use std::cmp::Ordering;
 
 /// `10^k` for `k` in `0..=22`: the powers a double holds exactly.
-const POW10: [f64; 23] = [
+pub(super) const POW10: [f64; 23] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
@@ -336,19 +336,25 @@ impl Exact {
     }
 }
 
+/// `x` (finite, not negative) as `m × 2^q`: its integer significand (the hidden bit
+/// included when `x` is normal) and the power of two of its last bit.
+pub(super) fn significand(x: f64) -> (u64, i32) {
+    let bits = x.to_bits();
+    let (biased, fraction) = ((bits >> 52) as i32, bits & ((1 << 52) - 1));
+    if biased == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1 << 52), biased - 1075)
+    }
+}
+
 /// Compares the decimal with the midpoint `m × 2^s` between two neighbouring doubles.
 type Midpoints<'a> = &'a dyn Fn(u64, i32) -> Ordering;
 
 /// Where a decimal lies against the decimals that round to `x` (finite, not negative):
 /// `Less` below them, `Equal` among them, `Greater` above.
 fn place(x: f64, cmp: Midpoints) -> Ordering {
-    let bits = x.to_bits();
-    let (biased, fraction) = ((bits >> 52) as i32, bits & ((1 << 52) - 1));
-    let (m, q) = if biased == 0 {
-        (fraction, -1074)
-    } else {
-        (fraction | (1 << 52), biased - 1075)
-    };
+    let (m, q) = significand(x);
     let even = m % 2 == 0;
     match cmp(2 * m + 1, q - 1) {
         Ordering::Greater => return Ordering::Greater,
@@ -359,7 +365,7 @@ fn place(x: f64, cmp: Midpoints) -> Ordering {
         return Ordering::Equal; // zero: nothing below it here
     }
     // the double below is half a unit nearer when x is a power of two above the least
-    let (lm, ls) = if fraction == 0 && biased > 1 {
+    let (lm, ls) = if m == 1 << 52 && q > -1074 {
         (4 * m - 1, q - 2)
     } else {
         (2 * m - 1, q - 1)

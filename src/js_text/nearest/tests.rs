@@ -209,6 +209,21 @@ fn midpoints_and_long_texts() {
             check(&format!("{}e{}", &digits[..digits.len() - 1], exp + 1)); // a digit fewer
         }
     }
+    // the least normal power of two has a subnormal neighbour a whole unit below; the
+    // next power, one half a unit nearer
+    for (m, q) in [
+        ((1u64 << 53) - 1, -1075),
+        ((1 << 54) - 1, -1075),
+        ((1 << 54) - 1, -1074),
+    ] {
+        let mid = exact_text(m, q);
+        let (digits, exp) = mid.split_once('e').unwrap();
+        let exp: i64 = exp.parse().unwrap();
+        check(&mid);
+        check(&format!("{digits}1e{}", exp - 1));
+        let x: f64 = mid.parse().unwrap();
+        assert!(rounds_to(digits.as_bytes(), exp, x), "{mid}");
+    }
     check(&format!("0.{}1", "0".repeat(2000)));
     check(&format!("1{}e-2000", "0".repeat(2000)));
     check(&"9".repeat(5000));
