@@ -129,6 +129,11 @@ mod tests {
             err_of::<u32>(json!(1.5)).1,
             "invalid type: floating point `1.5`, expected u32"
         );
+        // a string is quoted as JSON.stringify quotes it (not Rust's `{:?}`)
+        assert_eq!(
+            err_of::<u32>(json!("a\"b\n\u{1}\u{200b}")).1,
+            "invalid type: string \"a\\\"b\\n\\u0001\u{200b}\", expected u32"
+        );
         // a struct read from an array: a field without a default is missing
         assert_eq!(
             err_of::<Row>(json!(["a"])),

@@ -19,10 +19,12 @@
 use serde_json::Value;
 
 mod digits;
+mod nearest;
 mod parse;
 mod write;
 pub use digits::rust_display;
 use digits::shortest_digits;
+pub use nearest::parse_decimal;
 pub use parse::{parse_value, ParseError};
 pub use write::{to_json, to_json_value, Error as WriteError};
 
@@ -262,6 +264,25 @@ pub fn js_entries(map: &serde_json::Map<String, Value>) -> Vec<(&String, &Value)
         .collect()
 }
 
+/// Whether `needle` occurs in `hay`, by a plain byte scan (for short needles; `str::contains`
+/// of a `&str` brings core's two-way searcher, 3 KB, into the module: issue 17 §7).
+#[inline(never)]
+pub fn has_text(hay: &str, needle: &str) -> bool {
+    needle.is_empty()
+        || hay
+            .as_bytes()
+            .windows(needle.len())
+            .any(|w| w == needle.as_bytes())
+}
+
+/// `JSON.stringify` of a string: how an error message quotes a value it names.
+#[inline(never)]
+pub fn json_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    push_json_string(&mut out, s);
+    out
+}
+
 fn push_json_string(out: &mut String, s: &str) {
     out.push('"');
     let b = s.as_bytes();
@@ -355,7 +376,7 @@ pub fn js_truthy(v: &Value) -> bool {
 /// `\ufffd`: `JSON.stringify` writes them, and serde_json refuses them. `None` when the
 /// text has none.
 pub fn replace_lone_surrogates(text: &str) -> Option<String> {
-    if !text.contains("\\u") {
+    if !has_text(text, "\\u") {
         return None;
     }
     let b = text.as_bytes();

@@ -10,6 +10,8 @@
 //! depth (tool arguments, `details`, unknown host fields) are skipped with a depth count,
 //! not recursion. Malformed text is an error, never a panic.
 
+use crate::js_whitespace;
+
 /// The kind of a JSON value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -77,7 +79,7 @@ impl<'a> Span<'a> {
     /// A number's value; `null` (what `JSON.stringify` writes for NaN and ±Infinity) is NaN.
     pub fn as_f64(&self) -> Option<f64> {
         match self.kind {
-            Kind::Number => self.text.parse().ok(),
+            Kind::Number => crate::js_text::parse_decimal(self.text),
             Kind::Null => Some(f64::NAN),
             _ => None,
         }
@@ -471,8 +473,8 @@ impl<'a> JsonStr<'a> {
         self.units
     }
 
-    /// Whether the string is empty or only whitespace (Rust's `trim`), decided mostly
-    /// from its first characters.
+    /// Whether the string is empty or only white space (JavaScript's `trim`,
+    /// [`js_whitespace`]), decided mostly from its first characters.
     pub fn is_blank(&self) -> bool {
         let b = self.raw.as_bytes();
         let mut i = 0;
@@ -487,7 +489,7 @@ impl<'a> JsonStr<'a> {
                             .get(i + 2..i + 6)
                             .and_then(|h| u32::from_str_radix(h, 16).ok());
                         match c.and_then(char::from_u32) {
-                            Some(c) if c.is_whitespace() => i += 6,
+                            Some(c) if js_whitespace::is_js_space(c) => i += 6,
                             _ => return false,
                         }
                     }
@@ -497,7 +499,7 @@ impl<'a> JsonStr<'a> {
                 _ => {
                     let c = self.raw[i..].chars().next();
                     match c {
-                        Some(c) if c.is_whitespace() => i += c.len_utf8(),
+                        Some(c) if js_whitespace::is_js_space(c) => i += c.len_utf8(),
                         _ => return false,
                     }
                 }
@@ -582,110 +584,4 @@ impl<'a> JsonStr<'a> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_walk_stops_at_the_caller_s_value_or_at_text_that_is_not_json() {
-        let walk = |text: &str| {
-            let mut seen = Vec::new();
-            let r = Reader::new(text).array(|i, r| {
-                let v = r.skip()?;
-                if v.kind != Kind::Number {
-                    return Err(Halt::Stopped(i));
-                }
-                seen.push(i);
-                Ok(())
-            });
-            (r, seen)
-        };
-        assert_eq!(walk("[1, 2, 3]"), (Ok(()), vec![0, 1, 2]));
-        // the caller's value, at the first bad element: nothing after it is read
-        assert_eq!(walk("[1, \"x\", 3, {"), (Err(Halt::Stopped(1)), vec![0]));
-        let (r, seen) = walk("[1, 2 3]");
-        let not_json = r.map_err(|h| h.into_inner(|e| e.offset + 100));
-        assert_eq!((not_json, seen), (Err(106), vec![0, 1]));
-    }
-
-    fn keys(text: &str) -> Vec<String> {
-        let mut out = Vec::new();
-        Reader::new(text)
-            .object(|k, r| {
-                out.push(k.decode());
-                r.skip().map(|_| ())
-            })
-            .unwrap();
-        out
-    }
-
-    #[test]
-    fn walks_objects_and_arrays_at_any_depth() {
-        let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
-        let text = format!(r#"{{"a":{deep},"b":"x\"y","c":[1,{{"d":null}}],"e":true}}"#);
-        let v = parse(&text).unwrap();
-        assert_eq!(v.kind, Kind::Object);
-        assert_eq!(keys(&text), ["a", "b", "c", "e"]);
-        assert_eq!(
-            v.get("b").unwrap().unwrap().as_str().unwrap().decode(),
-            "x\"y"
-        );
-        let c = v.get("c").unwrap().unwrap();
-        let mut n = 0;
-        c.reader()
-            .array(|_, r| {
-                n += 1;
-                r.skip().map(|_| ())
-            })
-            .unwrap();
-        assert_eq!(n, 2);
-        assert_eq!(v.get("e").unwrap().unwrap().as_bool(), Some(true));
-        assert!(parse(&deep[..deep.len() - 1]).is_err());
-    }
-
-    #[test]
-    fn malformed_text_is_an_error_not_a_panic() {
-        for t in [
-            "",
-            "{",
-            "{\"a\"",
-            "{\"a\":",
-            "[1,",
-            "\"abc",
-            "{\"a\":1}x",
-            "nul",
-            "{]",
-            "[}",
-            "\"\\",
-            "{\"a\" 1}",
-        ] {
-            let walked = Reader::new(t).object(|_, r| r.skip().map(|_| ()));
-            assert!(parse(t).is_err() || walked.is_err(), "{t}");
-        }
-    }
-
-    #[test]
-    fn strings_measure_and_decode_like_javascript() {
-        let cases: &[(&str, &str, usize)] = &[
-            ("abc", "abc", 3),
-            (r#"a\nb\"c"#, "a\nb\"c", 5),
-            ("é😀", "é😀", 3),
-            (r"\u00e9\ud83d\ude00", "é😀", 3),
-            (r"x\ud800y", "x\u{FFFD}y", 3),
-            (r"\\\/", "\\/", 2),
-        ];
-        let read = |raw: &str| {
-            let quoted = format!("\"{raw}\"");
-            let s = Reader::new(&quoted).string().unwrap();
-            let span = parse(&quoted).unwrap();
-            assert_eq!(span.as_str().unwrap().utf16_len(), s.utf16_len());
-            (s.utf16_len(), s.decode(), s.decode_prefix(3))
-        };
-        for (raw, decoded, units) in cases {
-            let (u, d, _) = read(raw);
-            assert_eq!(u, *units, "{raw}");
-            assert_eq!(d, *decoded, "{raw}");
-        }
-        assert_eq!(read(r"ab\ncd").2, "ab\n");
-        assert_eq!(read("a😀b").2, "a😀");
-    }
-}
+mod tests;

@@ -21,6 +21,7 @@
 //! | ADR 0299 §3–4 | the library's marks on a `compactionSummary` (file lists, retained messages, degrade counts) | [`facts::SummaryMarks`] (`facts/marks.rs`) |
 //! | host-contract §3 | how pi writes a message for a summary request: each role's parts, the `convertToLlm` wrappers, a tool call's line, a bash execution's text, the 2,000-character tool-result cut | [`llm_text`] |
 //! | host-contract §2 | JavaScript string lengths, `JSON.stringify` sizes and numbers | [`js_text`] |
+//! | host-contract §1, §5–6 | JavaScript's white space: `trim`, blank, a regex's `\s` | [`js_whitespace`] |
 //! | host-contract §2 | `estimateTokens`, `estimateContextTokens` (the usage anchor, once), the request overhead | [`tokens`] |
 //! | ADR 0299 §1–2 | the budget of the model a delegate runs on | [`budget`] |
 //! | ADR 0299 §3 | a delegate's context kept across turns (the handle's core) | [`compaction::context`] |
@@ -40,6 +41,7 @@
 //! | host-contract §5 | provider overflow classification (status rules and pi's failure shapes) | [`fallback::provider_error`] (`classify_provider_error`) |
 //! | host-contract §5 (end) | pi-ai's `isContextOverflow`: its patterns, its silent-overflow rules | [`overflow`] |
 //! | host-contract §6 | persisted rows, the row rules, names, timestamps | [`transcript`] |
+//! | host-contract §6 | "lowercase": JavaScript's `toLowerCase` (Unicode's, Final_Sigma included) | [`lowercase`] |
 //! | ADR 0279 §3, subagent-context | rows → provider messages (one converter) | [`transcript::to_messages`] |
 //! | subagent-context (seed 001) | only a delegate's report enters the parent's context | [`parent`] |
 //! | ADR 0279 §1–13, ADR 0299 §7 | resumable delegations (their own table) | [`delegation`] |
@@ -83,11 +85,15 @@ pub mod fallback;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod js_text;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod js_whitespace;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod json_scan;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod keyed;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod llm_text;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod lowercase;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod message;
 #[cfg(not(target_arch = "wasm32"))]
@@ -120,9 +126,11 @@ private_modules!(
     facts,
     fallback,
     js_text,
+    js_whitespace,
     json_scan,
     keyed,
     llm_text,
+    lowercase,
     message,
     order,
     overflow,

@@ -12,6 +12,7 @@
 
 use std::sync::OnceLock;
 
+use crate::js_whitespace::is_js_space;
 use crate::stop_reason::StopReason;
 
 /// pi-ai 0.85.1's `OVERFLOW_PATTERNS` (all case-insensitive), with the provider each
@@ -344,21 +345,6 @@ fn escape(p: &[char], pos: &mut usize) -> Node {
     }
 }
 
-/// JavaScript's `\s`: WhiteSpace and LineTerminator.
-fn js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200a}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202f}'
-                | '\u{205f}'
-                | '\u{3000}'
-                | '\u{feff}'
-    )
-}
-
 /// Whether a single-character node matches `c`.
 fn one(node: &Node, c: char) -> bool {
     match node {
@@ -366,7 +352,7 @@ fn one(node: &Node, c: char) -> bool {
             *p == c || (p.is_ascii_alphabetic() && c.is_ascii() && p.eq_ignore_ascii_case(&c))
         }
         Node::Digit => c.is_ascii_digit(),
-        Node::Space => js_space(c),
+        Node::Space => is_js_space(c),
         Node::Any => !matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}'),
         Node::Class(items) => items.iter().any(|n| one(n, c)),
         Node::Group(_) | Node::Repeat(..) | Node::Start => false,

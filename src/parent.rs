@@ -15,6 +15,7 @@ use serde_json::Value;
 use tsify::Tsify;
 
 use crate::js_text::js_truthy;
+use crate::js_whitespace;
 use crate::message::{AgentMessage, Content};
 use crate::transcript::{
     normalize_tool_name, rows_to_messages, tool_result_blocks, ProviderBinding, RowRole, UiMessage,
@@ -146,7 +147,7 @@ fn report_of_row(row: &UiMessage, index: usize) -> (Option<String>, Option<Conte
         return (None, None);
     }
     let raw = Content::Blocks(blocks).text("\n");
-    if !raw.trim_start().starts_with(['{', '[']) {
+    if !js_whitespace::trim_start(&raw).starts_with(['{', '[']) {
         return (Some(raw), None); // an old row that stored the report text itself
     }
     let r = subagent_result_for_parent(&raw);

@@ -15,6 +15,7 @@
 use arbitrary::{Arbitrary, Result, Unstructured};
 use delegate_context::facts::{FileOpKind, MessageFacts, SummaryMarks};
 use delegate_context::js_text::{parse_json, replace_lone_surrogates};
+use delegate_context::js_whitespace;
 use delegate_context::json_scan;
 use delegate_context::message::AgentMessage;
 use delegate_context::role::Role;
@@ -691,12 +692,12 @@ impl Case {
                     match b {
                         Block::Text { text, .. } => {
                             e.chars += text.len();
-                            blank &= text.lossy().trim().is_empty();
+                            blank &= js_whitespace::is_blank(&text.lossy());
                         }
                         Block::Thinking { thinking, sig, .. } => {
                             e.chars += thinking.len();
-                            blank &=
-                                thinking.lossy().trim().is_empty() && !matches!(sig, Some(Some(_)));
+                            blank &= js_whitespace::is_blank(&thinking.lossy())
+                                && !matches!(sig, Some(Some(_)));
                         }
                         Block::ToolCall { id, name, args, .. } => {
                             blank = false;
@@ -967,7 +968,11 @@ pub fn check_string(s: &JsStr) {
         assert_eq!(super::js::utf16_len(&serde), s.len(), "serde's length");
         assert_eq!(scanned.decode(), serde, "decoded {lit}");
         assert_eq!(serde, lossy);
-        assert_eq!(scanned.is_blank(), lossy.trim().is_empty(), "blank: {lit}");
+        assert_eq!(
+            scanned.is_blank(),
+            js_whitespace::is_blank(&lossy),
+            "blank: {lit}"
+        );
         let span = json_scan::parse(&lit).expect("parse");
         assert_eq!(span.as_str().map(|x| x.utf16_len()), Some(s.len()));
         // prefixes: the first k units, a pair never split

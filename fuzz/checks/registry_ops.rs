@@ -27,6 +27,7 @@ use delegate_context::delegation::{
 };
 use delegate_context::delegation::{IdSource, ResumeCandidates};
 use delegate_context::error::CODES;
+use delegate_context::js_whitespace;
 use delegate_context::transcript::{rows_from_value, UiMessage};
 use delegate_context::Error;
 use serde_json::{json, Value};
@@ -370,11 +371,13 @@ impl Host {
             Ok(started) => {
                 assert_eq!(started.agent, NORMAL[agent]);
                 assert_eq!(started.tool_call_ids.last(), Some(&tc));
-                assert!(!started.brief.trim().is_empty());
+                assert!(!js_whitespace::is_blank(&started.brief));
                 // a blank `resume` starts a new chain
                 assert_eq!(
                     started.resumed_from.is_some(),
-                    resume.as_deref().is_some_and(|r| !r.trim().is_empty())
+                    resume
+                        .as_deref()
+                        .is_some_and(|r| !js_whitespace::is_blank(r))
                 );
                 assert!(
                     !self
@@ -397,7 +400,7 @@ impl Host {
                 self.issued.push((started.delegation_id.clone(), agent));
                 if self.seq % 3 == 0 {
                     let id = self.next("u");
-                    self.rows.push(row(json!({"id": id, "role": "user", "content": task.trim(), "parentToolCallId": tc, "agentName": NORMAL[agent]})));
+                    self.rows.push(row(json!({"id": id, "role": "user", "content": js_whitespace::trim(&task), "parentToolCallId": tc, "agentName": NORMAL[agent]})));
                 }
                 self.running.push(Running {
                     delegation_id: started.delegation_id,
@@ -714,7 +717,11 @@ impl Host {
             } => self.settle(*run, *status, *with_rows, reads.as_ref()),
             Op::SettleOther { target, status } => {
                 let (id, _) = self.target(target);
-                if self.running.iter().any(|r| r.delegation_id == id.trim()) {
+                if self
+                    .running
+                    .iter()
+                    .any(|r| r.delegation_id == js_whitespace::trim(&id))
+                {
                     return;
                 }
                 let before = self.snapshot();
@@ -766,7 +773,10 @@ impl Host {
             Op::Resolve(target) => {
                 let (id, _) = self.target(target);
                 if let Some(info) = self.reg.resolve(&id) {
-                    assert!(info.delegation_ids.iter().any(|d| *d == id.trim()));
+                    assert!(info
+                        .delegation_ids
+                        .iter()
+                        .any(|d| *d == js_whitespace::trim(&id)));
                     assert_eq!(info.delegation_ids.len(), info.tool_call_ids.len());
                 }
             }
@@ -814,7 +824,7 @@ impl Host {
                         self.issued.push((started.delegation_id.clone(), 0));
                         self.running.push(Running {
                             delegation_id: started.delegation_id,
-                            task_row: json!({"toolCallId": input.tool_call_id.trim()}),
+                            task_row: json!({"toolCallId": js_whitespace::trim(&input.tool_call_id)}),
                             agent: 0,
                         });
                     }

@@ -21,6 +21,7 @@ use delegate_context::delegation::{
     count_chain_reads, select_chain_rows, ChainSelector, Registry, SeedInput,
     MAX_RESUMABLE_CHAINS_PER_AGENT,
 };
+use delegate_context::js_whitespace;
 use delegate_context::message::{AgentMessage, Content, ContentBlock};
 use delegate_context::parent::build_parent_context;
 use delegate_context::tokens::estimate_tokens;
@@ -580,13 +581,13 @@ fn check_seed(
         Err(e) => {
             assert_eq!(e.code(), "INVALID_INPUT", "{e}");
             assert!(
-                brief.trim().is_empty() || !(limit.is_finite() && limit >= 1.0),
+                js_whitespace::is_blank(brief) || !(limit.is_finite() && limit >= 1.0),
                 "seed refused a valid input: {e}"
             );
             return;
         }
     };
-    assert!(!brief.trim().is_empty() && limit.is_finite() && limit >= 1.0);
+    assert!(!js_whitespace::is_blank(brief) && limit.is_finite() && limit >= 1.0);
     let ms = &seeded.messages;
     // the brief first, verbatim (trimmed), as a user message
     match ms.first() {
@@ -598,7 +599,11 @@ fn check_seed(
                     other => panic!("brief blocks {other:?}"),
                 },
             };
-            assert_eq!(text, brief.trim(), "the seed starts with the brief");
+            assert_eq!(
+                text,
+                js_whitespace::trim(brief),
+                "the seed starts with the brief"
+            );
         }
         other => panic!("the seed starts with {other:?}"),
     }

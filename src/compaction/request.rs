@@ -20,6 +20,7 @@ use super::turn::{DegradeReason, DelegateTurnOptions, SummaryKind, SummaryReques
 use crate::budget::ContextBudget;
 use crate::facts::MessageFacts;
 use crate::js_text::{utf16_len, utf16_prefix};
+use crate::js_whitespace;
 use crate::message::AgentMessage;
 
 /// pi's `SUMMARIZATION_SYSTEM_PROMPT`.
@@ -349,7 +350,7 @@ pub fn build_summary_request(spec: &SummaryRequestSpec<'_>) -> Option<SummaryReq
         _ => None,
     };
     let prev_len = previous.as_ref().map_or(0, |p| utf16_len(p) + prev_wrap);
-    let task: Option<String> = spec.brief.filter(|b| !b.trim().is_empty()).map(|b| {
+    let task: Option<String> = spec.brief.filter(|b| !js_whitespace::is_blank(b)).map(|b| {
         let room = (available / 4).saturating_sub(utf16_len(TASK_OPEN) + utf16_len(TASK_CLOSE));
         if utf16_len(b) > room {
             bounded = true;

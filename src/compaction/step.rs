@@ -36,6 +36,7 @@ use super::turn::{
 };
 use crate::budget::ContextBudget;
 use crate::error::{Error, Result};
+use crate::js_whitespace;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::message::AgentMessage;
 use crate::stop_reason::StopReason;
@@ -84,7 +85,7 @@ impl Reply {
                 Some(stop) if stop.is_failed() => {
                     return Err(NoSummary::Failed(
                         error_message
-                            .filter(|m| !m.trim().is_empty())
+                            .filter(|m| !js_whitespace::is_blank(m))
                             .unwrap_or_else(|| {
                                 format!(
                                     "the summary request ended with {}",
@@ -105,7 +106,7 @@ impl Reply {
             }
             Reply::RunAborted => return Err(NoSummary::RunAborted),
         };
-        if text.trim().is_empty() {
+        if js_whitespace::is_blank(&text) {
             Err(NoSummary::Missing)
         } else {
             Ok(text)
@@ -277,7 +278,7 @@ impl Turn {
                 SummaryKind::History => history.clone(),
                 SummaryKind::TurnPrefix => turn_prefix.clone(),
             };
-            match text.filter(|t| !t.trim().is_empty()) {
+            match text.filter(|t| !js_whitespace::is_blank(t)) {
                 Some(t) => self.texts.push(t),
                 None => {
                     self.failure = Some(missing(Some(kind)));

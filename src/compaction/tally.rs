@@ -9,6 +9,7 @@ use tsify::Tsify;
 
 use super::turn::DelegateTurnOutcome;
 use crate::decode::decode_struct;
+use crate::js_whitespace;
 
 /// A delegate run's counts across its turn boundaries (for the delegation summary).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Tsify)]
@@ -119,7 +120,7 @@ pub fn report_for_parent(input: &ReportInput) -> ParentBoundReport {
     let model = input
         .model_id
         .as_deref()
-        .filter(|m| !m.trim().is_empty())
+        .filter(|m| !js_whitespace::is_blank(m))
         .map(|m| format!(" of model \"{m}\""))
         .unwrap_or_default();
     let lost = match run.dropped_messages {

@@ -79,7 +79,7 @@ impl std::fmt::Display for JsonUnexpected<'_> {
             U::Unsigned(i) => return write!(f, "integer `{i}`"),
             U::Signed(i) => return write!(f, "integer `{i}`"),
             U::Char(c) => return write!(f, "character `{c}`"),
-            U::Str(s) => return write!(f, "string {s:?}"),
+            U::Str(s) => return write!(f, "string {}", crate::js_text::json_quote(s)),
             U::Other(other) => other,
             U::Bytes(_) => "byte array",
             U::Option => "Option value",

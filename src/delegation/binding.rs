@@ -24,6 +24,8 @@ use tsify::Tsify;
 use super::text::non_blank;
 use crate::decode::decode_struct;
 use crate::error::{Error, Result};
+use crate::js_text::json_quote;
+use crate::js_whitespace;
 
 /// The model binding a run used: the `providerId/modelId` key and/or the model id.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Tsify)]
@@ -131,14 +133,15 @@ pub struct ResolvedBinding {
 /// Split a `providerId/modelId` key; `None` unless both parts are non-blank.
 #[inline(never)]
 pub fn split_key(key: &str) -> Option<(&str, &str)> {
-    let (provider, model) = key.trim().split_once('/')?;
-    let (provider, model) = (provider.trim(), model.trim());
+    let (provider, model) = js_whitespace::trim(key).split_once('/')?;
+    let (provider, model) = (js_whitespace::trim(provider), js_whitespace::trim(model));
     (!provider.is_empty() && !model.is_empty()).then_some((provider, model))
 }
 
 fn resolved(key: &str, source: BindingSource) -> Result<ResolvedBinding> {
-    let (provider, model) = split_key(key)
-        .ok_or_else(|| Error::invalid("candidates", format!("bad binding key {key:?}")))?;
+    let (provider, model) = split_key(key).ok_or_else(|| {
+        Error::invalid("candidates", format!("bad binding key {}", json_quote(key)))
+    })?;
     Ok(ResolvedBinding {
         key: format!("{provider}/{model}"),
         provider_id: provider.into(),
@@ -157,8 +160,8 @@ pub fn resolve_resume_binding(candidates: &BindingCandidates) -> Result<Resolved
         return Err(Error::invalid(
             "candidates.definitionBinding",
             format!(
-                "expected providerId/modelId, got {:?}",
-                candidates.definition_binding
+                "expected providerId/modelId, got {}",
+                json_quote(&candidates.definition_binding)
             ),
         ));
     }
@@ -166,7 +169,7 @@ pub fn resolve_resume_binding(candidates: &BindingCandidates) -> Result<Resolved
         if split_key(key).is_none() {
             return Err(Error::invalid(
                 format!("candidates.allowed[{i}]"),
-                format!("expected providerId/modelId, got {key:?}"),
+                format!("expected providerId/modelId, got {}", json_quote(key)),
             ));
         }
     }
@@ -329,5 +332,12 @@ mod tests {
         assert_eq!(e.code(), "INVALID_INPUT");
         let e = resolve_resume_binding(&c(None, None, &["a/b", "/x"], "a/b")).unwrap_err();
         assert!(e.to_string().contains("candidates.allowed[1]"), "{e}");
+        // the key quoted as JSON.stringify quotes it
+        let e = resolve_resume_binding(&c(None, None, &[], "no\tkey\"")).unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with("expected providerId/modelId, got \"no\\tkey\\\"\""),
+            "{e}"
+        );
     }
 }

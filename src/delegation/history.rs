@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 
 use super::text::non_blank;
 use super::types::{ChainReads, ChainSelector};
+use crate::js_whitespace;
 use crate::message::{AgentMessage, Content, ContentBlock};
 use crate::transcript::{
     dedupe_rows, normalize_agent_name, rows_to_messages, CallIds, ProviderBinding, RowFilter,
@@ -133,7 +134,7 @@ pub fn is_echo_of_brief(message: &AgentMessage, brief: &str) -> bool {
             _ => return false,
         },
     };
-    only_text.trim() == brief
+    js_whitespace::trim(only_text) == brief
 }
 
 /// Clause 4, last row: whether the rows of the run `tool_call_id` (selected from `rows`
@@ -166,7 +167,7 @@ pub fn replays_anything(run_rows: &[UiMessage], brief: &str) -> bool {
     };
     rows_to_messages(run_rows, &any_binding)
         .iter()
-        .any(|message| !is_echo_of_brief(message, brief.trim()))
+        .any(|message| !is_echo_of_brief(message, js_whitespace::trim(brief)))
 }
 
 #[cfg(test)]

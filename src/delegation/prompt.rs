@@ -17,6 +17,8 @@
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
+use crate::js_whitespace;
+
 use super::limits::MAX_RESUMABLE_LISTED_FILES;
 use super::types::ResumableChain;
 
@@ -51,12 +53,12 @@ pub const RESUMABLE_LIST_HEADER: &str = "Reusable subagent sessions (same conver
 /// An objective on one line: every line break (with the blanks around it) becomes one
 /// space; the result is trimmed.
 pub fn one_line(s: &str) -> String {
-    let s = s.trim();
+    let s = js_whitespace::trim(s);
     if !s.contains(['\n', '\r']) {
         return s.to_string();
     }
     s.split(['\n', '\r'])
-        .map(str::trim)
+        .map(js_whitespace::trim)
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join(" ")

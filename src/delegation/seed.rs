@@ -37,6 +37,7 @@ use super::types::ChainSelector;
 use crate::decode::decode_struct;
 use crate::error::{Error, Result};
 use crate::js_text::rust_display;
+use crate::js_whitespace;
 use crate::message::{AgentMessage, ContentBlock};
 use crate::tokens::{estimate_tokens, request_overhead_tokens};
 use crate::transcript::{iso_to_ms, rows_to_messages, zero_usage, ProviderBinding, UiMessage};
@@ -126,7 +127,7 @@ pub struct SeedResult {
 /// finite number, an `overheadTokens` that is not a finite number `>= 0`, or an
 /// `overheadTokens` given together with `systemPrompt` / `tools`.
 pub fn seed_delegate_messages(input: &SeedInput) -> Result<SeedResult> {
-    let brief = input.brief.trim();
+    let brief = js_whitespace::trim(&input.brief);
     if brief.is_empty() {
         return Err(Error::invalid("input.brief", "the brief must not be blank"));
     }

@@ -88,8 +88,11 @@ pub struct ProviderErrorClass {
 
 /// The host app's message patterns of host-contract §5, matched case-insensitively:
 /// `/context[ _-]?length|maximum context|context window|too many tokens|prompt is too long|input token count|exceeds the (?:maximum|model)|token limit/i`.
+/// The patterns are ASCII and the regex has no `u` flag, so JavaScript folds ASCII letters
+/// only: a non-ASCII character never matches one (the Kelvin sign is no `k`, as it would
+/// be under Unicode's lowercase).
 pub fn is_overflow_message(message: &str) -> bool {
-    let m = message.to_lowercase();
+    let m = message.to_ascii_lowercase();
     [
         "contextlength",
         "context length",
@@ -105,7 +108,7 @@ pub fn is_overflow_message(message: &str) -> bool {
         "token limit",
     ]
     .iter()
-    .any(|p| m.contains(p))
+    .any(|p| crate::js_text::has_text(&m, p))
 }
 
 /// Whether a provider error is a context overflow, in any of pi's shapes:
@@ -307,6 +310,31 @@ mod tests {
             ..Default::default()
         };
         assert!(!classify_provider_error(&host_only, None).context_too_large);
+    }
+
+    /// The host's regex as JavaScript answers (tests/data/string-table.json, recorded by
+    /// tests/js/string-table.test.mjs): a `/i` regex without `u` folds ASCII letters only,
+    /// so a Kelvin sign is no `k` (Unicode's lowercase would make it one).
+    #[test]
+    fn the_host_regex_as_javascript_answers() {
+        let table: serde_json::Value =
+            serde_json::from_str(include_str!("../../tests/data/string-table.json"))
+                .expect("tests/data/string-table.json");
+        let rows = table["overflow"].as_array().expect("overflow rows");
+        assert!(rows.len() > 20);
+        for row in rows {
+            let (text, want) = (row[0].as_str().expect("text"), row[1].as_bool());
+            let non_ascii: Vec<String> = text
+                .chars()
+                .filter(|c| !c.is_ascii())
+                .map(|c| format!("U+{:04X}", c as u32))
+                .collect();
+            assert_eq!(
+                Some(is_overflow_message(text)),
+                want,
+                "{text:?} {non_ascii:?}"
+            );
+        }
     }
 
     #[test]

@@ -9,11 +9,7 @@
 //! possible values of n, choose the one that is even"; zmij, serde_json's formatter,
 //! does the same). [`rust_display`]: the text of Rust's `{}` for an `f64`, for messages.
 
-/// `10^k` for `k` in `0..=22`: the powers a double holds exactly.
-const POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-];
+use super::nearest::POW10;
 
 /// The shortest digits of `x` (finite, not zero; the sign ignored) and the exponent of
 /// the first: `x = d.ddd × 10^e`.
@@ -61,16 +57,10 @@ fn from_exact(x: f64) -> (String, i32) {
     let (exact, fraction_digits) = exact_decimal(x);
     let exact = exact.as_bytes();
     let e = exact.len() as i32 - 1 - fraction_digits;
-    let mut text = String::new();
-    let mut reads_back = |digits: &[u8], p: usize| {
-        text.clear();
-        text.extend(digits.iter().map(|&b| char::from(b)));
-        text.push('e');
-        text.push_str(&(e - p as i32 + 1).to_string());
-        text.parse::<f64>() == Ok(x)
-    };
+    let reads_back =
+        |digits: &[u8], p: usize| super::nearest::rounds_to(digits, i64::from(e) - p as i64 + 1, x);
     // (whether the cut or the one above reads back, the one above when it does)
-    let mut at = |p: usize| {
+    let at = |p: usize| {
         let up = increment(&exact[..p]);
         (reads_back(&exact[..p], p), reads_back(&up, p), up)
     };
@@ -124,13 +114,7 @@ fn increment(digits: &[u8]) -> Vec<u8> {
 /// how many of them follow the decimal point. `x = m × 2^q` is the integer `m × 2^q`
 /// when `q >= 0`, else `m × 5^-q` with `-q` decimals.
 fn exact_decimal(x: f64) -> (String, i32) {
-    let bits = x.to_bits();
-    let (biased, fraction) = ((bits >> 52) as i32, bits & ((1 << 52) - 1));
-    let (m, q) = if biased == 0 {
-        (fraction, -1074)
-    } else {
-        (fraction | (1 << 52), biased - 1075)
-    };
+    let (m, q) = super::nearest::significand(x);
     // base 10^9, least significant first
     const BASE: u64 = 1_000_000_000;
     let mut limbs = vec![

@@ -4,8 +4,8 @@
 //! The same grammar (RFC 8259: no leading zeros, no control characters in strings, paired
 //! surrogates only, whitespace ` \t\n\r`), the same nesting limit (127 levels), the same
 //! numbers: an integer that fits a `u64` (or, negative, an `i64`) stays an integer,
-//! everything else is the nearest double (Rust's `f64::from_str`, exact like
-//! serde_json's `float_roundtrip`), `-0` is `-0.0`, a number too large for a double is
+//! everything else is the nearest double (`nearest.rs`, as exact as Rust's `f64::from_str`
+//! and serde_json's `float_roundtrip`), `-0` is `-0.0`, a number too large for a double is
 //! an error; a repeated key keeps its first place and its last value. Errors say what
 //! and where, in serde_json's words (`expected value at line 1 column 1`).
 
@@ -333,7 +333,7 @@ impl Parser<'_> {
                 }
             }
         }
-        match text.parse::<f64>().ok().and_then(Number::from_f64) {
+        match super::parse_decimal(text).and_then(Number::from_f64) {
             Some(n) => Ok(Value::Number(n)),
             None => self.fail("number out of range"),
         }

@@ -34,6 +34,7 @@ use super::rows::{RowRole, UiMessage};
 use super::time::ms_to_iso;
 use crate::decode::decode_struct;
 use crate::error::{Error, Result};
+use crate::js_whitespace;
 use crate::message::{AgentMessage, AssistantMessage, Content, ContentBlock, ToolCallBlock};
 use crate::message::{ToolResultMessage, Usage};
 use crate::stop_reason::StopReason;
@@ -87,7 +88,7 @@ impl RowOwner {
         self.id_prefix
             .as_deref()
             .or(self.parent_tool_call_id.as_deref())
-            .filter(|p| !p.trim().is_empty())
+            .filter(|p| !js_whitespace::is_blank(p))
             .ok_or_else(|| {
                 Error::invalid(
                     "input.idPrefix",
@@ -198,7 +199,7 @@ fn assistant_row(owner: &RowOwner, index: usize, m: &AssistantMessage) -> UiMess
             let text = m
                 .error_message
                 .clone()
-                .filter(|e| !e.trim().is_empty())
+                .filter(|e| !js_whitespace::is_blank(e))
                 .unwrap_or_else(|| format!("the request ended with stopReason \"{reason}\""));
             row.error = Some(Value::String(text));
         }

@@ -3,6 +3,9 @@
 //! (seed 001), the resumable delegations (ADR 0279 clauses 2, 8 and 12) and the
 //! inherited-tools deny list (ADR 0299 clause 8).
 
+use crate::js_whitespace;
+use crate::lowercase;
+
 /// The host's tools under their canonical names. A name that folds (case and separators
 /// ignored) to one of these is that tool: `Read`, `READ` and `rEaD` are `read`;
 /// `BrowserPreview`, `browserPREVIEW` and `Browser_Preview` are `browser_preview`.
@@ -34,10 +37,11 @@ pub const TASK_TOOL: &str = "task";
 /// A name with case and the separators `_`, `-`, space and `.` ignored (how names are
 /// compared: [`normalize_tool_name`]'s known tools, the inherited-tools deny list).
 pub fn fold_name(name: &str) -> String {
-    name.chars()
-        .filter(|c| !matches!(c, '_' | '-' | ' ' | '.'))
-        .flat_map(char::to_lowercase)
-        .collect()
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars().filter(|c| !matches!(c, '_' | '-' | ' ' | '.')) {
+        lowercase::push_lowercase(c, &mut out);
+    }
+    out
 }
 
 /// Normalise a tool name (host-contract §6).
@@ -49,7 +53,7 @@ pub fn fold_name(name: &str) -> String {
 ///
 /// The name is trimmed first.
 pub fn normalize_tool_name(name: &str) -> String {
-    let name = name.trim();
+    let name = js_whitespace::trim(name);
     let folded = fold_name(name);
     if let Some(known) = KNOWN_TOOLS.iter().find(|k| fold_name(k) == folded) {
         return (*known).to_string();
@@ -88,7 +92,7 @@ pub fn is_read_only_tool(name: &str) -> bool {
 /// underscores → `-` (`Explorer`, `agents/explorer.md` and ` explorer ` are all `explorer`).
 pub fn normalize_agent_name(name: &str) -> String {
     let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
-    let base = base.trim();
+    let base = js_whitespace::trim(base);
     let base = match base
         .len()
         .checked_sub(3)
@@ -97,8 +101,7 @@ pub fn normalize_agent_name(name: &str) -> String {
         Some((cut, ext)) if ext.eq_ignore_ascii_case(".md") => &base[..cut],
         _ => base,
     };
-    base.trim()
-        .to_lowercase()
+    lowercase::to_lowercase(js_whitespace::trim(base))
         .chars()
         .map(|c| if c == ' ' || c == '_' { '-' } else { c })
         .collect()
@@ -136,6 +139,8 @@ mod tests {
             ("custom_tool", "custom_tool"),
             ("myTool", "myTool"),
             ("", ""),
+            ("\u{feff}Read\u{feff}", "read"),
+            ("read\u{85}", "read\u{85}"),
         ] {
             assert_eq!(normalize_tool_name(raw), want, "{raw:?}");
         }
@@ -156,6 +161,10 @@ mod tests {
             ("search 🔍", "search-🔍"),
             ("日x", "日x"),
             ("日.md", "日"),
+            // trimmed as JavaScript trims: U+FEFF is white space, U+0085 is not
+            ("\u{feff}Explorer\u{feff}", "explorer"),
+            ("explorer\u{85}", "explorer\u{85}"),
+            ("\u{3000}x.md\u{2028}", "x"),
         ] {
             assert_eq!(normalize_agent_name(raw), want);
         }

@@ -26,6 +26,7 @@ use tsify::Tsify;
 use super::names::{is_read_only_tool, is_task_tool, normalize_agent_name};
 use crate::decode::{decode_enum, decode_struct};
 use crate::error::Result;
+use crate::js_whitespace;
 use crate::message::{decode_at, kind_of};
 use crate::Error;
 
@@ -343,7 +344,7 @@ impl<'a> RowHead<'a> {
     #[inline(never)]
     pub fn task_call_id(&self) -> &'a str {
         match self.tool_call_id {
-            Some(id) if !id.trim().is_empty() => id,
+            Some(id) if !js_whitespace::is_blank(id) => id,
             _ => self.id.unwrap_or(""),
         }
     }

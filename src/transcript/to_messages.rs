@@ -14,6 +14,7 @@ use super::rows::{dedupe_rows, RowRole, UiMessage};
 use super::time::iso_to_ms;
 use crate::decode::decode_struct;
 use crate::js_text::json_stringify;
+use crate::js_whitespace;
 use crate::message::{
     AgentMessage, AssistantMessage, Content, ContentBlock, Extra, ImageBlock, ThinkingBlock,
     ToolCallBlock, ToolResultMessage, Usage,
@@ -157,7 +158,7 @@ pub fn tool_result_blocks(raw: Option<&Value>) -> Vec<ContentBlock> {
             }
         }
         Some(Value::String(s)) => {
-            if !s.trim().is_empty() {
+            if !js_whitespace::is_blank(s) {
                 blocks.push(ContentBlock::text(s.clone()));
             }
         }
@@ -226,7 +227,7 @@ pub fn rows_to_messages(rows: &[UiMessage], binding: &ProviderBinding) -> Vec<Ag
         match row.role {
             RowRole::User => {
                 carrier = None;
-                if row.content.trim().is_empty() {
+                if js_whitespace::is_blank(&row.content) {
                     continue;
                 }
                 messages.push(AgentMessage::user_text(row.content.clone(), timestamp));
@@ -238,7 +239,11 @@ pub fn rows_to_messages(rows: &[UiMessage], binding: &ProviderBinding) -> Vec<Ag
                 }
                 let mut reply = assistant(binding, timestamp);
                 reply.usage = Some(usage_from_row(row.usage.as_ref()));
-                if let Some(thinking) = row.thinking.as_deref().filter(|t| !t.trim().is_empty()) {
+                if let Some(thinking) = row
+                    .thinking
+                    .as_deref()
+                    .filter(|t| !js_whitespace::is_blank(t))
+                {
                     reply.content.push(ContentBlock::Thinking(ThinkingBlock {
                         thinking: thinking.to_string(),
                         thinking_signature: binding.thinking_signature.clone(),
@@ -246,7 +251,7 @@ pub fn rows_to_messages(rows: &[UiMessage], binding: &ProviderBinding) -> Vec<Ag
                         extra: Extra::new(),
                     }));
                 }
-                if !row.content.trim().is_empty() {
+                if !js_whitespace::is_blank(&row.content) {
                     reply.content.push(ContentBlock::text(row.content.clone()));
                 }
                 carrier = Some(messages.len());

@@ -157,7 +157,7 @@ fn input_value(value: &JsValue, path: &str) -> Result<Value, Error> {
     let parsed = crate::js_text::parse_value(&text);
     let parsed = match parsed {
         // JSON.stringify wrote a lone surrogate as an escape serde_json refuses
-        Err(_) if text.contains("\\u") => match crate::js_text::replace_lone_surrogates(&text) {
+        Err(_) => match crate::js_text::replace_lone_surrogates(&text) {
             Some(clean) => crate::js_text::parse_value(&clean),
             None => parsed,
         },
@@ -173,7 +173,7 @@ fn non_finite_wording(e: Error) -> Error {
         Error::InvalidInput { path, message } => {
             let bad = ["\"NaN\"", "\"Infinity\"", "\"-Infinity\""]
                 .into_iter()
-                .find(|t| message.contains(&format!("string {t}")));
+                .find(|t| crate::js_text::has_text(&message, &format!("string {t}")));
             match bad {
                 Some(t) => Error::invalid(
                     path,

@@ -597,3 +597,40 @@ test("generated types: statuses the library returns as null are typed `string | 
   assert.match(dts, /export type RebuildSkipReason = "NO_DELEGATION_ID"/);
   assert.match(dts, /export type DiagnosticCode = "MODEL_CHANGED" \| "DEFINITION_CHANGED";/);
 });
+
+test("agent names are normalised as the host does, with JavaScript's trim and toLowerCase (host-contract §6)", () => {
+  // the host's rule, written in JavaScript: basename, drop `.md`, trim, lowercase,
+  // spaces/underscores → `-`
+  const hostRule = (name) => {
+    const base = name.split(/[/\\]/).pop().trim().replace(/\.md$/i, "");
+    return base.trim().toLowerCase().replace(/[ _]/g, "-");
+  };
+  // a fixed sequence (a linear congruential generator, seed 20261202) over letters whose
+  // lowercase is not one character or depends on the word (Σ, İ, Kelvin sign, ǅ, Deseret),
+  // case-ignorable characters, JavaScript's and Rust's differing white space (U+FEFF,
+  // U+0085), separators and `.md`
+  const alphabet = [
+    "Σ", "Σ", "Σ", "Σ", "σ", "İ", "I", "\u212A", "A", "z", "Ω", "Ά", "ǅ", "ß", "ᾈ", "\u{10400}", "Ж", "\u0301", "\u00AD",
+    "'", ".", ":", "\u02B0", " ", "_", "-", "/", "\\", "\uFEFF", "\u0085", "\u3000", "\n", "1", "中", ".md", ".MD",
+  ];
+  const reg = new DelegationRegistry();
+  let x = 20261202;
+  const next = () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32; // [0, 1)
+  let sigmas = 0;
+  for (let i = 0; i < 300; i++) {
+    let name = "";
+    const len = 1 + Math.floor(next() * 8);
+    for (let j = 0; j < len; j++) name += alphabet[Math.floor(next() * alphabet.length)];
+    const want = hostRule(name);
+    const start = () =>
+      reg.start({ toolCallId: `call-${i}`, agent: name, task: "t", binding: { key: "anthropic/claude-x", modelId: "claude-x" } }, []);
+    if (want === "") {
+      expectCode(assert, start, "INVALID_INPUT", "input.agent");
+      continue;
+    }
+    assert.equal(start().agent, want, JSON.stringify(name));
+    if (want.includes("ς")) sigmas++;
+  }
+  assert.ok(sigmas >= 10, `only ${sigmas} names with a final sigma`);
+  reg.free();
+});

@@ -12,6 +12,7 @@ use crate::delegation::types::{
     StartDelegation, StartedDelegation,
 };
 use crate::error::{Error, Result};
+use crate::js_whitespace;
 use crate::transcript::{normalize_agent_name, UiMessage};
 
 impl Registry {
@@ -150,7 +151,7 @@ impl Registry {
     /// Errors: `INVALID_STATE` for an id the registry does not hold or a run that is not
     /// the chain's running one.
     pub fn settle(&mut self, input: &SettleDelegation) -> Result<SettledDelegation> {
-        let id = input.delegation_id.trim().to_string();
+        let id = js_whitespace::trim(&input.delegation_id).to_string();
         let Some(key) = self.key_of(&id).cloned() else {
             return Err(Error::InvalidState {
                 message: format!("cannot settle delegation {id}: the registry does not hold it"),
@@ -219,7 +220,7 @@ impl Registry {
     pub(super) fn fresh_id(&mut self) -> Result<String> {
         for _ in 0..8 {
             let id = (self.ids)()?;
-            let id = id.trim().to_string();
+            let id = js_whitespace::trim(&id).to_string();
             if !id.is_empty()
                 && !self.by_delegation.contains_key(&id)
                 && !self.chains.contains_key(&id)

@@ -51,6 +51,7 @@ use super::rebuild::plan;
 use super::types::{ChainInfo, RebuildSkip, ResumableChain};
 use super::wording::{self, ReusableListing};
 use crate::error::{Error, Result};
+use crate::js_whitespace;
 use crate::transcript::UiMessage;
 
 mod bound;
@@ -164,7 +165,7 @@ impl Registry {
     // ---------------------------------------------------------------------- reading
 
     pub(super) fn key_of(&self, delegation_id: &str) -> Option<&String> {
-        self.by_delegation.get(delegation_id.trim())
+        self.by_delegation.get(js_whitespace::trim(delegation_id))
     }
 
     pub(super) fn chain_of(&self, delegation_id: &str) -> Option<&Chain> {
@@ -202,7 +203,7 @@ impl Registry {
     pub(super) fn unknown_delegation(&self, delegation_id: &str) -> Error {
         let listing = self.reusable_listing();
         Error::UnknownDelegation {
-            id: delegation_id.trim().to_string(),
+            id: js_whitespace::trim(delegation_id).to_string(),
             listing: listing.text,
             resumable: listing.ids,
             resumable_omitted: listing.omitted,

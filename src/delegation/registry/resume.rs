@@ -10,6 +10,7 @@ use crate::delegation::types::{
 };
 use crate::delegation::wording;
 use crate::error::{Error, Result};
+use crate::js_whitespace;
 use crate::transcript::{normalize_agent_name, UiMessage};
 
 impl Registry {
@@ -25,7 +26,7 @@ impl Registry {
         request: &ResumeRequest,
         rows: Option<&[UiMessage]>,
     ) -> Result<ResumeTarget> {
-        let id = request.delegation_id.trim().to_string();
+        let id = js_whitespace::trim(&request.delegation_id).to_string();
         let Some(chain) = self.chain_of(&id) else {
             return Err(self.unknown_delegation(&id));
         };
