@@ -48,6 +48,7 @@
 //! | host-contract §1 | typed inputs decoded with the path of a bad value | [`decode`] |
 //! | all | one error enum, a stable code per variant | [`error`] |
 //! | all | one stable sort (one copy in the module) | [`order`] |
+//! | all | tables by string key (one hash map type in the module) | [`keyed`] |
 //!
 //! Everything above is plain Rust, tested natively. [`wasm`] is the only module that
 //! knows wasm-bindgen: it decodes, calls the core, encodes.
@@ -88,6 +89,8 @@ pub mod js_whitespace;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod json_scan;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod keyed;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod llm_text;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod lowercase;
@@ -125,6 +128,7 @@ private_modules!(
     js_text,
     js_whitespace,
     json_scan,
+    keyed,
     llm_text,
     lowercase,
     message,

@@ -187,18 +187,30 @@ decode_struct!(Usage "Usage" {
 } extra extra);
 
 impl Usage {
-    /// pi's `calculateContextTokens(usage)`: `totalTokens || input + output + cacheRead +
-    /// cacheWrite` (host-contract §2; a missing field makes the sum NaN, as in pi).
-    #[inline(never)]
+    /// pi's `calculateContextTokens(usage)` ([`context_tokens`]).
     pub fn context_tokens(&self) -> f64 {
-        match self.total_tokens {
-            Some(t) if t != 0.0 && !t.is_nan() => t,
-            _ => {
-                self.input.unwrap_or(f64::NAN)
-                    + self.output.unwrap_or(f64::NAN)
-                    + self.cache_read.unwrap_or(f64::NAN)
-                    + self.cache_write.unwrap_or(f64::NAN)
-            }
+        context_tokens([
+            self.input,
+            self.output,
+            self.cache_read,
+            self.cache_write,
+            self.total_tokens,
+        ])
+    }
+}
+
+/// pi's `calculateContextTokens(usage)` of a usage's `[input, output, cacheRead,
+/// cacheWrite, totalTokens]`: `totalTokens || input + output + cacheRead + cacheWrite`
+/// (host-contract §2; a missing field makes the sum NaN, as in pi).
+#[inline(never)]
+pub fn context_tokens([input, output, cache_read, cache_write, total]: [Option<f64>; 5]) -> f64 {
+    match total {
+        Some(t) if t != 0.0 && !t.is_nan() => t,
+        _ => {
+            input.unwrap_or(f64::NAN)
+                + output.unwrap_or(f64::NAN)
+                + cache_read.unwrap_or(f64::NAN)
+                + cache_write.unwrap_or(f64::NAN)
         }
     }
 }

@@ -261,7 +261,7 @@ pub fn variant(v: &Value, names: &'static [&'static str]) -> Result<usize, Bad> 
         }
         _ => return Err(invalid_type(v, "string or map")),
     };
-    let Some(i) = names.iter().position(|n| n == name) else {
+    let Some(i) = crate::text_table::index_of(names, name) else {
         return Err(bad(Words::unknown_variant(name, names)));
     };
     match value {
@@ -385,7 +385,7 @@ impl<'v, 'x> Fields<'v, 'x> {
         match &mut self.source {
             Source::Map(entries) => {
                 for (k, v) in entries.by_ref() {
-                    let known = spec.names.iter().position(|n| n == k).or_else(|| {
+                    let known = crate::text_table::index_of(spec.names, k).or_else(|| {
                         let alias = spec.aliases.iter().find(|(a, _)| a == k);
                         alias.map(|&(_, i)| i)
                     });

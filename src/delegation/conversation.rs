@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
-use std::collections::{HashMap, HashSet};
+use crate::keyed::{KeySet, Keyed};
 
 use super::chain::Chain;
 #[cfg(doc)]
@@ -53,16 +53,16 @@ pub struct ChainConversation {
 /// the number of runs (each run's rows are what [`select_chain_rows`] selects for its
 /// call alone).
 pub(crate) fn conversation_of(chain: &Chain, rows: &[UiMessage]) -> ChainConversation {
-    let calls: HashSet<&str> = chain.runs.iter().map(|r| r.tool_call_id.as_str()).collect();
-    let mut task_rows: HashMap<&str, &UiMessage> = HashMap::new();
-    let mut written: HashMap<&str, Vec<&UiMessage>> = HashMap::new();
+    let calls: KeySet = chain.runs.iter().map(|r| r.tool_call_id.as_str()).collect();
+    let mut task_rows: Keyed<&UiMessage> = Keyed::default();
+    let mut written: Keyed<Vec<&UiMessage>> = Keyed::default();
     for row in rows {
         let head = row.head();
         if head.is_task_row_of(&calls) {
-            task_rows.insert(head.task_call_id(), row); // the last copy wins
+            *task_rows.entry(head.task_call_id(), || row) = row; // the last copy wins
         }
         if let Some(call) = head.parent_call().filter(|c| calls.contains(c)) {
-            written.entry(call).or_default().push(row);
+            written.entry(call, Vec::new).push(row);
         }
     }
     let turns = chain

@@ -48,7 +48,9 @@
 //! was still working (it becomes `interrupted`), and a `NO_HISTORY` answer the host never
 //! wrote down as a rejected Task row.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+
+use crate::keyed::{KeySet, Keyed};
 
 use serde_json::{Map, Value};
 
@@ -256,7 +258,7 @@ fn read_calls(
 ) -> (Vec<Call>, Vec<Refusal>) {
     let mut calls: Vec<Call> = Vec::new();
     let mut refusals: Vec<Refusal> = Vec::new();
-    let mut seen_delegations: HashSet<&str> = HashSet::new();
+    let mut seen_delegations = KeySet::default();
     for &(id, first_at, last_at) in copies {
         let Some(row) = rows.get(last_at) else {
             continue;
@@ -491,10 +493,10 @@ fn build_chains(
     plan: &mut RebuildPlan,
 ) -> Vec<Vec<usize>> {
     // rows indexed once by the call that wrote them, so each run reads only its own
-    let mut rows_by_call: HashMap<&str, Vec<UiMessage>> = HashMap::new();
+    let mut rows_by_call: Keyed<Vec<UiMessage>> = Keyed::default();
     for row in rows {
         if let Some(call) = row.head().parent_call() {
-            rows_by_call.entry(call).or_default().push(row.clone());
+            rows_by_call.entry(call, Vec::new).push(row.clone());
         }
     }
     // members of each chain, chains in the order their first member appears
@@ -578,7 +580,7 @@ fn order_events(
 ) -> Vec<TimedEvent> {
     // (key, group, sequence within the group, event); a chain's events are one group
     let mut keyed: Vec<(Key, usize, usize, Event)> = Vec::new();
-    let mut last_settle: HashMap<&str, Key> = HashMap::new();
+    let mut last_settle: Keyed<Key> = Keyed::default();
     for (chain, members) in chains.iter().enumerate() {
         let mut sequence: Vec<(Key, Event)> = Vec::with_capacity(2 * members.len());
         for (run, call) in members.iter().filter_map(|&i| calls.get(i)).enumerate() {
@@ -595,7 +597,7 @@ fn order_events(
         }
         if let Some((key, _)) = sequence.last() {
             for call in members.iter().filter_map(|&i| calls.get(i)) {
-                last_settle.insert(call.delegation_id.as_str(), *key);
+                *last_settle.entry(call.delegation_id.as_str(), || *key) = *key;
             }
         }
         keyed.extend(

@@ -3,7 +3,7 @@
 //! file operations (pi's `extractFileOpsFromMessage`, ADR 0299 §3), and, when a summary
 //! request needs them, the texts of its parts.
 
-use super::validate::{read_block, KnownBlock, Loc};
+use super::validate::{not_json, read_block, wrong_type, KnownBlock, Loc};
 use super::{FileOpKind, ESTIMATED_IMAGE_CHARS};
 use crate::error::{Error, Result};
 use crate::json_scan::{self, Halt, Kind, Span};
@@ -66,9 +66,7 @@ pub(super) fn read_content_of(
         )?),
         Role::Assistant => ContentOf::Assistant(read_assistant_content(reader, at, wants_text)?),
         _ => {
-            reader
-                .skip()
-                .map_err(|e| Error::invalid(&at, format!("not JSON data ({e})")))?;
+            reader.skip().map_err(|e| not_json(&at, e))?;
             ContentOf::Skipped
         }
     })
@@ -84,7 +82,7 @@ fn read_content(
     keep_units: usize,
 ) -> Result<ContentRead> {
     let path = &at;
-    let not_json = |e: json_scan::ScanError| Error::invalid(path, format!("not JSON data ({e})"));
+    let not_json = |e: json_scan::ScanError| not_json(path, e);
     match reader.peek().map_err(not_json)? {
         Kind::String => {
             let s = reader.string().map_err(not_json)?;
@@ -111,30 +109,45 @@ fn read_content(
         text: String::new(),
         text_units: 0,
     };
-    let walked: std::result::Result<(), Halt<Error>> = reader.array(|i, r| {
-        match read_block(r, at.index(i)) {
-            Ok(KnownBlock::Text(t)) => {
-                let units = t.utf16_len();
-                read.chars += units;
-                if read.text_units < keep_units {
-                    read.text.push_str(&t.decode_prefix(keep_units - read.text_units));
-                }
-                read.text_units += units;
+    // a bad block: the whole content matches neither shape
+    let untagged = |at: &Loc<'_>, i: usize, e: Error| match e {
+        Error::InvalidInput { message, .. } => Error::invalid(
+            at,
+            format!("data did not match any variant of untagged enum Content ([{i}]: {message})"),
+        ),
+        other => other,
+    };
+    read_blocks(reader, at, untagged, &mut |block| match block {
+        KnownBlock::Text(t) => {
+            let units = t.utf16_len();
+            read.chars += units;
+            if read.text_units < keep_units {
+                read.text
+                    .push_str(&t.decode_prefix(keep_units - read.text_units));
             }
-            Ok(KnownBlock::Image) => read.chars += ESTIMATED_IMAGE_CHARS,
-            Ok(_) => {}
-            Err(Error::InvalidInput { message, .. }) => {
-                return Err(Halt::Stopped(Error::invalid(
-                    path,
-                    format!("data did not match any variant of untagged enum Content ([{i}]: {message})"),
-                )));
-            }
-            Err(other) => return Err(Halt::Stopped(other)),
+            read.text_units += units;
         }
+        KnownBlock::Image => read.chars += ESTIMATED_IMAGE_CHARS,
+        _ => {}
+    })?;
+    Ok(read)
+}
+
+/// The blocks of the array at `reader` (consumed), each checked ([`read_block`]) and
+/// handed to `each` in order; a bad block (the `i`-th) stops the walk with `bad`'s
+/// wording of its error. One walk for both readers of blocks (issue 17 §7).
+fn read_blocks<'a>(
+    reader: &mut json_scan::Reader<'a>,
+    at: Loc<'_>,
+    bad: fn(&Loc<'_>, usize, Error) -> Error,
+    each: &mut dyn FnMut(KnownBlock<'a>),
+) -> Result<()> {
+    let walked: std::result::Result<(), Halt<Error>> = reader.array(|i, r| {
+        let block = read_block(r, at.index(i)).map_err(|e| Halt::Stopped(bad(&at, i, e)))?;
+        each(block);
         Ok(())
     });
-    walked.map_err(|h| h.into_inner(not_json))?;
-    Ok(read)
+    walked.map_err(|h| h.into_inner(|e| not_json(&at, e)))
 }
 
 /// An assistant's content blocks: characters, tool calls, file operations, and (when
@@ -144,20 +157,16 @@ fn read_assistant_content(
     at: Loc<'_>,
     wants_text: bool,
 ) -> Result<AssistantContent> {
-    let not_json = |e: json_scan::ScanError| Error::invalid(&at, format!("not JSON data ({e})"));
+    let not_json = |e: json_scan::ScanError| not_json(&at, e);
     let kind = reader.peek().map_err(not_json)?;
     if kind != Kind::Array {
-        return Err(Error::invalid(
-            &at,
-            format!("invalid type: {}, expected a sequence", kind.describe()),
-        ));
+        return Err(wrong_type(&at, "", kind, "a sequence"));
     }
     let mut c = AssistantContent {
         blank: true,
         ..AssistantContent::default()
     };
-    let walked: std::result::Result<(), Halt<Error>> = reader.array(|i, r| {
-        let block = read_block(r, at.index(i)).map_err(Halt::Stopped)?;
+    read_blocks(reader, at, |_, _, e| e, &mut |block| {
         match block {
             KnownBlock::Text(t) => {
                 c.chars += t.utf16_len();
@@ -197,9 +206,7 @@ fn read_assistant_content(
             KnownBlock::Image => {}
             KnownBlock::Other => c.blank = false,
         }
-        Ok(())
-    });
-    walked.map_err(|h| h.into_inner(not_json))?;
+    })?;
     Ok(c)
 }
 

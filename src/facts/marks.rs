@@ -51,7 +51,7 @@ impl SummaryMarks {
         let read: std::result::Result<(), json_scan::ScanError> =
             details.reader().object(|key, r| {
                 let value = r.skip()?;
-                if let Some(k) = KEYS.iter().position(|k| key.decode() == *k) {
+                if let Some(k) = crate::text_table::index_of(&KEYS, &key.decode()) {
                     fields[k] = Some(value);
                 }
                 Ok(())

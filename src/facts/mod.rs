@@ -168,9 +168,7 @@ impl MessageFacts {
         let shared: std::rc::Rc<str> = std::rc::Rc::from(text);
         let mut reader = json_scan::Reader::new(&shared);
         let facts = read_message(&mut reader, path, None, Some(&shared))?;
-        reader
-            .finish()
-            .map_err(|e| Error::invalid(path, format!("not JSON data ({e})")))?;
+        reader.finish().map_err(|e| validate::not_json(&path, e))?;
         Ok(facts)
     }
 
@@ -206,7 +204,7 @@ fn read_message(
     mut text: Option<&mut MessageText>,
     shared: Option<&std::rc::Rc<str>>,
 ) -> Result<MessageFacts> {
-    let not_json = |e: json_scan::ScanError| Error::invalid(path, format!("not JSON data ({e})"));
+    let not_json = |e: json_scan::ScanError| validate::not_json(&path, e);
     let kind = reader.peek().map_err(not_json)?;
     if kind != Kind::Object {
         return Err(Error::invalid(
@@ -225,7 +223,7 @@ fn read_message(
     let mut content: Option<ContentOf> = None;
     let walked: std::result::Result<(), Halt<Error>> = reader.object(|key, r| {
         if key.raw() == "content" {
-            if let Some(role) = fields.role.and_then(|s| s.as_str()) {
+            if let Some(role) = fields.get("role").and_then(|s| s.as_str()) {
                 match read_content_of(
                     r,
                     Role::parse(&role.decode()),
@@ -247,7 +245,7 @@ fn read_message(
     walked.map_err(|h| h.into_inner(not_json))?;
     let end = reader.position_after();
     let at = |field: &str| format!("{path}.{field}");
-    let role = match fields.role {
+    let role = match fields.get("role") {
         None => return Err(Error::invalid(at("role"), "missing field `role`")),
         Some(r) => r.as_str().ok_or_else(|| {
             Error::invalid(
@@ -341,7 +339,11 @@ fn read_message(
                 t.parts.push(llm_text::compaction_summary_part(&s));
                 t.summary = Some(s);
             }
-            let marks = fields.f.details.map(SummaryMarks::read).unwrap_or_default();
+            let marks = fields
+                .f
+                .get("details")
+                .map(SummaryMarks::read)
+                .unwrap_or_default();
             facts.summary = Some(Box::new(marks));
             summary.utf16_len()
         }
@@ -360,10 +362,10 @@ fn read_message(
             if exclude != Some(true) && wants_text {
                 let f = fields.f;
                 let status = llm_text::BashStatus {
-                    cancelled: f.cancelled.map(|v| v.text),
-                    exit_code: f.exit_code.map(|v| v.text),
-                    truncated: f.truncated.map(|v| v.text),
-                    full_output_path: f.full_output_path.map(|v| v.text),
+                    cancelled: f.get("cancelled").map(|v| v.text),
+                    exit_code: f.get("exitCode").map(|v| v.text),
+                    truncated: f.get("truncated").map(|v| v.text),
+                    full_output_path: f.get("fullOutputPath").map(|v| v.text),
                 };
                 let part =
                     llm_text::bash_execution_text(&command.decode(), &output.decode(), &status);
@@ -390,7 +392,7 @@ fn read_assistant(
     if let Some(stop) = fields.optional_string("stopReason")? {
         facts.stop_reason = Some(StopReason::parse(&stop.decode()));
     }
-    if let Some(u) = fields.f.usage {
+    if let Some(u) = fields.f.get("usage") {
         facts.usage_tokens = Some(read_usage(u, &fields.at("usage"))?);
     }
     facts.empty_assistant = content.blank;

@@ -6,6 +6,7 @@
 
 use crate::error::{Error, Result};
 use crate::json_scan::{self, JsonStr, Kind, Span};
+use crate::text_table::index_of;
 
 /// Where a value is, written out only when an error names it (`messages[3].content[0]`).
 #[derive(Clone, Copy)]
@@ -50,63 +51,84 @@ impl std::fmt::Display for Loc<'_> {
     }
 }
 
-/// Declares [`Fields`] from one table (a field's name in Rust, its key on a message): the
-/// struct, its `set` and its `get` are written from the same list.
-macro_rules! message_fields {
-    ($($field:ident: $key:literal,)*) => {
-        /// Every field any known role has, as written (types are checked per role).
-        #[derive(Default)]
-        pub(super) struct Fields<'a> {
-            $(pub(super) $field: Option<Span<'a>>,)*
-        }
-
-        impl<'a> Fields<'a> {
-            /// The known fields of a message object (the last copy of a repeated key wins,
-            /// as in JavaScript); `null` counts as absent, as for an optional field.
-            pub(super) fn set(&mut self, key: &str, value: Span<'a>) {
-                let slot = match key {
-                    $($key => &mut self.$field,)*
-                    _ => return,
-                };
-                *slot = (!value.is_null()).then_some(value);
-            }
-
-            /// The field whose key is `key`.
-            fn get(&self, key: &str) -> Option<Span<'a>> {
-                match key {
-                    $($key => self.$field,)*
-                    _ => None,
-                }
-            }
-        }
-    };
+/// `path`'s text is not JSON (the scanner's error).
+#[inline(never)]
+pub(super) fn not_json(path: &dyn std::fmt::Display, e: json_scan::ScanError) -> Error {
+    Error::invalid(path.to_string(), format!("not JSON data ({e})"))
 }
 
-message_fields! {
-    role: "role",
-    content: "content",
-    timestamp: "timestamp",
-    api: "api",
-    provider: "provider",
-    model: "model",
-    usage: "usage",
-    stop_reason: "stopReason",
-    error_message: "errorMessage",
-    tool_call_id: "toolCallId",
-    tool_name: "toolName",
-    details: "details",
-    is_error: "isError",
-    summary: "summary",
-    tokens_before: "tokensBefore",
-    custom_type: "customType",
-    display: "display",
-    command: "command",
-    output: "output",
-    exclude_from_context: "excludeFromContext",
-    exit_code: "exitCode",
-    cancelled: "cancelled",
-    truncated: "truncated",
-    full_output_path: "fullOutputPath",
+/// serde's "invalid type" for a value of kind `got` at `path` where `expected` was wanted;
+/// `field` (when not empty) names the value in the message (`text: invalid type: ...`), as
+/// the block decoder's messages do.
+#[inline(never)]
+pub(super) fn wrong_type(
+    path: &dyn std::fmt::Display,
+    field: &str,
+    got: Kind,
+    expected: &str,
+) -> Error {
+    let sep = if field.is_empty() { "" } else { ": " };
+    Error::invalid(
+        path.to_string(),
+        format!(
+            "{field}{sep}invalid type: {}, expected {expected}",
+            got.describe()
+        ),
+    )
+}
+
+/// serde's "missing field" at `path`.
+#[inline(never)]
+pub(super) fn missing(path: &dyn std::fmt::Display, field: &str) -> Error {
+    Error::invalid(path.to_string(), format!("missing field `{field}`"))
+}
+
+/// Every field's key on a message: every field any known role has (types are checked
+/// per role).
+const KEYS: [&str; 24] = [
+    "role",
+    "content",
+    "timestamp",
+    "api",
+    "provider",
+    "model",
+    "usage",
+    "stopReason",
+    "errorMessage",
+    "toolCallId",
+    "toolName",
+    "details",
+    "isError",
+    "summary",
+    "tokensBefore",
+    "customType",
+    "display",
+    "command",
+    "output",
+    "excludeFromContext",
+    "exitCode",
+    "cancelled",
+    "truncated",
+    "fullOutputPath",
+];
+
+/// The known fields of a message object as written, in [`KEYS`]' order.
+#[derive(Default)]
+pub(super) struct Fields<'a>([Option<Span<'a>>; KEYS.len()]);
+
+impl<'a> Fields<'a> {
+    /// The known fields of a message object (the last copy of a repeated key wins, as in
+    /// JavaScript); `null` counts as absent, as for an optional field.
+    pub(super) fn set(&mut self, key: &str, value: Span<'a>) {
+        if let Some(slot) = index_of(&KEYS, key).and_then(|i| self.0.get_mut(i)) {
+            *slot = (!value.is_null()).then_some(value);
+        }
+    }
+
+    /// The field whose key is `key`.
+    pub(super) fn get(&self, key: &str) -> Option<Span<'a>> {
+        index_of(&KEYS, key).and_then(|i| self.0.get(i).copied().flatten())
+    }
 }
 
 /// The fields of one message with its path, checked by type on request.
@@ -122,17 +144,11 @@ impl<'a> Checked<'_, 'a> {
     }
     #[inline(never)]
     pub(super) fn required(&self, field: &str) -> Result<Span<'a>> {
-        self.f
-            .get(field)
-            .ok_or_else(|| Error::invalid(self.path, format!("missing field `{field}`")))
+        self.f.get(field).ok_or_else(|| missing(&self.path, field))
     }
     fn string_of(&self, field: &str, v: Span<'a>) -> Result<JsonStr<'a>> {
-        v.as_str().ok_or_else(|| {
-            Error::invalid(
-                self.at(field),
-                format!("invalid type: {}, expected a string", v.kind.describe()),
-            )
-        })
+        v.as_str()
+            .ok_or_else(|| wrong_type(&self.at(field), "", v.kind, "a string"))
     }
     pub(super) fn required_raw_string(&self, field: &str) -> Result<JsonStr<'a>> {
         let v = self.required(field)?;
@@ -151,23 +167,19 @@ impl<'a> Checked<'_, 'a> {
     pub(super) fn optional_number(&self, field: &str) -> Result<Option<f64>> {
         match self.f.get(field) {
             None => Ok(None),
-            Some(v) => v.as_f64().map(Some).ok_or_else(|| {
-                Error::invalid(
-                    self.at(field),
-                    format!("invalid type: {}, expected f64", v.kind.describe()),
-                )
-            }),
+            Some(v) => v
+                .as_f64()
+                .map(Some)
+                .ok_or_else(|| wrong_type(&self.at(field), "", v.kind, "f64")),
         }
     }
     pub(super) fn optional_bool(&self, field: &str) -> Result<Option<bool>> {
         match self.f.get(field) {
             None => Ok(None),
-            Some(v) => v.as_bool().map(Some).ok_or_else(|| {
-                Error::invalid(
-                    self.at(field),
-                    format!("invalid type: {}, expected a boolean", v.kind.describe()),
-                )
-            }),
+            Some(v) => v
+                .as_bool()
+                .map(Some)
+                .ok_or_else(|| wrong_type(&self.at(field), "", v.kind, "a boolean")),
         }
     }
 }
@@ -195,17 +207,9 @@ pub(super) fn read_block<'a>(
     at: Loc<'_>,
 ) -> Result<KnownBlock<'a>> {
     let path = &at;
-    let kind_of_block = reader
-        .peek()
-        .map_err(|e| Error::invalid(path, format!("not JSON data ({e})")))?;
+    let kind_of_block = reader.peek().map_err(|e| not_json(path, e))?;
     if kind_of_block != Kind::Object {
-        return Err(Error::invalid(
-            path,
-            format!(
-                "invalid type: {}, expected a block",
-                kind_of_block.describe()
-            ),
-        ));
+        return Err(wrong_type(path, "", kind_of_block, "a block"));
     }
     let mut kind = None;
     let mut field: [Option<Span<'a>>; 11] = [None; 11];
@@ -227,12 +231,12 @@ pub(super) fn read_block<'a>(
             let value = r.skip()?;
             if key.raw() == "type" {
                 kind = Some(value);
-            } else if let Some(k) = NAMES.iter().position(|n| *n == key.raw()) {
+            } else if let Some(k) = index_of(&NAMES, key.raw()) {
                 field[k] = Some(value);
             }
             Ok(())
         })
-        .map_err(|e| Error::invalid(path, format!("not JSON data ({e})")))?;
+        .map_err(|e| not_json(path, e))?;
     let get = |name: &str| NAMES.iter().position(|n| *n == name).and_then(|k| field[k]);
     let kind = match kind {
         None => return Err(Error::invalid(path, "missing field `type`")),
@@ -249,28 +253,15 @@ pub(super) fn read_block<'a>(
     let string = |name: &str| -> Result<JsonStr<'a>> {
         let v = get(name)
             .filter(|v| !v.is_null())
-            .ok_or_else(|| Error::invalid(path, format!("missing field `{name}`")))?;
-        v.as_str().ok_or_else(|| {
-            Error::invalid(
-                path,
-                format!(
-                    "{name}: invalid type: {}, expected a string",
-                    v.kind.describe()
-                ),
-            )
-        })
+            .ok_or_else(|| missing(path, name))?;
+        v.as_str()
+            .ok_or_else(|| wrong_type(path, name, v.kind, "a string"))
     };
     let opt_string = |name: &str| -> Result<bool> {
         match get(name).filter(|v| !v.is_null()) {
             None => Ok(false),
             Some(v) if v.kind == Kind::String => Ok(true),
-            Some(v) => Err(Error::invalid(
-                path,
-                format!(
-                    "{name}: invalid type: {}, expected a string",
-                    v.kind.describe()
-                ),
-            )),
+            Some(v) => Err(wrong_type(path, name, v.kind, "a string")),
         }
     };
     Ok(match kind.as_str() {
@@ -283,13 +274,7 @@ pub(super) fn read_block<'a>(
             let signed = opt_string("thinkingSignature")?;
             if let Some(r) = get("redacted").filter(|v| !v.is_null()) {
                 if r.kind != Kind::Bool {
-                    return Err(Error::invalid(
-                        path,
-                        format!(
-                            "redacted: invalid type: {}, expected a boolean",
-                            r.kind.describe()
-                        ),
-                    ));
+                    return Err(wrong_type(path, "redacted", r.kind, "a boolean"));
                 }
             }
             KnownBlock::Thinking { thinking, signed }
@@ -318,40 +303,22 @@ pub(super) fn read_block<'a>(
 /// `calculateContextTokens(usage)`, the usage's number fields checked.
 pub(super) fn read_usage(usage: Span<'_>, path: &str) -> Result<f64> {
     if usage.kind != Kind::Object {
-        return Err(Error::invalid(
-            path,
-            format!(
-                "invalid type: {}, expected struct Usage",
-                usage.kind.describe()
-            ),
-        ));
+        return Err(wrong_type(&path, "", usage.kind, "struct Usage"));
     }
     let mut numbers: [Option<f64>; 5] = [None; 5];
     const NAMES: [&str; 5] = ["input", "output", "cacheRead", "cacheWrite", "totalTokens"];
-    let entries = usage
-        .entries()
-        .map_err(|e| Error::invalid(path, format!("not JSON data ({e})")))?;
+    let entries = usage.entries().map_err(|e| not_json(&path, e))?;
     for (key, value) in entries {
-        if let Some(k) = NAMES.iter().position(|n| *n == key.raw()) {
+        if let Some(k) = index_of(&NAMES, key.raw()) {
             if value.is_null() {
                 numbers[k] = None;
                 continue;
             }
             numbers[k] = Some(value.as_f64().ok_or_else(|| {
-                Error::invalid(
-                    format!("{path}.{}", NAMES[k]),
-                    format!("invalid type: {}, expected f64", value.kind.describe()),
-                )
+                wrong_type(&format_args!("{path}.{}", NAMES[k]), "", value.kind, "f64")
             })?);
         }
     }
-    let usage = crate::message::Usage {
-        input: numbers[0],
-        output: numbers[1],
-        cache_read: numbers[2],
-        cache_write: numbers[3],
-        total_tokens: numbers[4],
-        extra: Default::default(),
-    };
-    Ok(usage.context_tokens())
+    // (NAMES in the order context_tokens reads them)
+    Ok(crate::message::context_tokens(numbers))
 }

@@ -63,35 +63,50 @@ fn invalid_type(v: &Value, expected: &str) -> String {
 
 /// One field's value, checked against `ty`.
 fn slot(v: Value, ty: Ty) -> Result<Slot, Bad> {
-    let wrong = |v: &Value, expected: &str| Err((String::new(), invalid_type(v, expected)));
-    Ok(match (ty, v) {
-        (Ty::OptStr | Ty::OptNum | Ty::OptBool | Ty::OptUsage, Value::Null) => Slot::Absent,
-        (Ty::Str | Ty::OptStr, Value::String(s)) => Slot::Str(s),
-        (Ty::Str | Ty::OptStr, v) => return wrong(&v, "a string"),
-        (Ty::OptNum, Value::Number(n)) => Slot::Num(n.as_f64().unwrap_or(f64::NAN)),
-        (Ty::OptNum, v) => return wrong(&v, "f64"),
-        (Ty::OptBool, Value::Bool(b)) => Slot::Bool(b),
-        (Ty::OptBool, v) => return wrong(&v, "a boolean"),
-        (Ty::Json | Ty::OptJson, v) => Slot::Json(v),
-        (Ty::Content, Value::String(s)) => Slot::Content(Content::Text(s)),
-        (Ty::Content, v) => match v {
-            // serde's untagged enum: any bad block makes the whole value unmatched
-            Value::Array(items) => match items.into_iter().map(block).collect() {
-                Ok(blocks) => Slot::Content(Content::Blocks(blocks)),
-                Err(_) => return untagged(),
-            },
-            _ => return untagged(),
-        },
-        (Ty::Blocks, Value::Array(items)) => {
-            let mut blocks = Vec::with_capacity(items.len());
-            for (i, item) in items.into_iter().enumerate() {
-                blocks.push(block(item).map_err(|message| (format!("[{i}]"), message))?);
-            }
-            Slot::Blocks(blocks)
+    // a value of the wrong kind first, `v` still whole (one exit that drops it, not one
+    // per kind)
+    let wrong = match (ty, &v) {
+        (Ty::OptStr | Ty::OptNum | Ty::OptBool | Ty::OptUsage, Value::Null) => {
+            return Ok(Slot::Absent)
         }
-        (Ty::Blocks, v) => return wrong(&v, "a sequence"),
+        (Ty::Str | Ty::OptStr, Value::String(_))
+        | (Ty::OptNum, Value::Number(_))
+        | (Ty::OptBool, Value::Bool(_))
+        | (Ty::Blocks, Value::Array(_))
+        | (Ty::Json | Ty::OptJson | Ty::Content | Ty::OptUsage, _) => None,
+        (Ty::Str | Ty::OptStr, _) => Some("a string"),
+        (Ty::OptNum, _) => Some("f64"),
+        (Ty::OptBool, _) => Some("a boolean"),
+        (Ty::Blocks, _) => Some("a sequence"),
+    };
+    if let Some(expected) = wrong {
+        return Err((String::new(), invalid_type(&v, expected)));
+    }
+    Ok(match (ty, v) {
+        (Ty::Str | Ty::OptStr, Value::String(s)) => Slot::Str(s),
+        (Ty::OptNum, Value::Number(n)) => Slot::Num(n.as_f64().unwrap_or(f64::NAN)),
+        (Ty::OptBool, Value::Bool(b)) => Slot::Bool(b),
+        (Ty::Content, Value::String(s)) => Slot::Content(Content::Text(s)),
+        // serde's untagged enum: any bad block makes the whole value unmatched
+        (Ty::Content, Value::Array(items)) => match blocks(items) {
+            Ok(blocks) => Slot::Content(Content::Blocks(blocks)),
+            Err(_) => return untagged(),
+        },
+        (Ty::Content, _) => return untagged(),
+        (Ty::Blocks, Value::Array(items)) => Slot::Blocks(blocks(items)?),
         (Ty::OptUsage, v) => Slot::Usage(crate::decode::Decode::decode(&v)?),
+        // `Json` and `OptJson` (every other kind was checked above)
+        (_, v) => Slot::Json(v),
     })
+}
+
+/// An array's blocks, or the first bad one (`[i]`).
+fn blocks(items: Vec<Value>) -> Result<Vec<ContentBlock>, Bad> {
+    let mut blocks = Vec::with_capacity(items.len());
+    for (i, item) in items.into_iter().enumerate() {
+        blocks.push(block(item).map_err(|message| (format!("[{i}]"), message))?);
+    }
+    Ok(blocks)
 }
 
 fn untagged<T>() -> Result<T, Bad> {

@@ -23,7 +23,7 @@
 //! `<parentToolCallId>:<toolCallId>` for tool rows. `createdAt` is the message's
 //! `timestamp` as an ISO string (a tool row: its call's).
 
-use std::collections::{HashMap, HashSet};
+use crate::keyed::{KeySet, Keyed};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -268,23 +268,23 @@ pub fn messages_to_rows_at(
 ) -> Result<Vec<UiMessage>> {
     owner.prefix()?;
     // every call of a successful assistant, and every result, by tool call id
-    let mut calls: HashMap<&str, (&ToolCallBlock, Option<f64>)> = HashMap::new();
-    let mut results: HashMap<&str, &ToolResultMessage> = HashMap::new();
+    let mut calls: Keyed<(&ToolCallBlock, Option<f64>)> = Keyed::default();
+    let mut results: Keyed<&ToolResultMessage> = Keyed::default();
     for m in messages {
         match m {
             AgentMessage::Assistant(a) if !a.is_failed() => {
                 for c in a.tool_calls() {
-                    calls.entry(c.id.as_str()).or_insert((c, a.timestamp));
+                    calls.entry(c.id.as_str(), || (c, a.timestamp));
                 }
             }
             AgentMessage::ToolResult(r) => {
-                results.entry(r.tool_call_id.as_str()).or_insert(r);
+                results.entry(r.tool_call_id.as_str(), || r);
             }
             _ => {}
         }
     }
     let mut rows = Vec::new();
-    let mut written: HashSet<&str> = HashSet::new();
+    let mut written = KeySet::default();
     for (index, m) in messages.iter().enumerate().skip(start) {
         match m {
             AgentMessage::User(u) => rows.push(user_row(

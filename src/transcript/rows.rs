@@ -15,7 +15,9 @@
 //! hold two copies with the same `id`; [`dedupe_rows`] keeps the later copy at the first
 //! copy's place.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+
+use crate::keyed::KeySet;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -223,7 +225,7 @@ pub struct RowHead<'a> {
 }
 
 /// Task call ids (`toolCallId`s of Task rows), as the row rules take them.
-pub type CallIds<'a> = HashSet<&'a str>;
+pub type CallIds<'a> = KeySet<'a>;
 
 /// A field of [`RowHead`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //! delegate's seed (its chain's rows) and the parent's replayed context (seed 001, the
 //! parent's own rows with reports in place of delegate results).
 
-use std::collections::HashSet;
+use crate::keyed::KeySet;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -212,7 +212,7 @@ fn tool_result_message(row: &UiMessage, timestamp: Option<f64>) -> ToolResultMes
 pub fn rows_to_messages(rows: &[UiMessage], binding: &ProviderBinding) -> Vec<AgentMessage> {
     let mut messages: Vec<AgentMessage> = Vec::new();
     let mut carrier: Option<usize> = None;
-    let mut seen_calls: HashSet<&str> = HashSet::new();
+    let mut seen_calls = KeySet::default();
     // pi requires a `timestamp` on every message: a row without one takes the last known
     // time (0 before any)
     let mut last_time = 0.0;
