@@ -281,6 +281,37 @@ fn shifted_past_128_bits() {
     }
 }
 
+/// The 128-bit comparison answers across its whole range (`10^-27..=10^22`, up to 19
+/// digits), and as the big-integer one does: the decimal against random midpoints near it.
+#[test]
+fn the_128_bit_path_is_the_big_one() {
+    let mut r = Rng(0xBF58_476D_1CE4_E5B9);
+    for _ in 0..20_000 {
+        let digits = 1 + r.below(19) as u32;
+        let w = 10u64.pow(digits - 1) + r.below(9 * 10u64.pow(digits - 1));
+        let exp10 = r.below(50) as i64 - 27;
+        let small = small(w, exp10).expect("the 128-bit range");
+        let mut d = Digits::default();
+        w.to_string().bytes().for_each(|c| d.push(c, true));
+        let exact = d.exact(exp10).unwrap();
+        let x = parse_decimal(&format!("{w}e{exp10}")).unwrap();
+        let (m, q) = significand(x);
+        for (mm, s) in [
+            (2 * m + 1, q - 1),
+            (2 * m - 1, q - 1),
+            (4 * m - 1, q - 2),
+            (m, q),
+        ] {
+            assert_eq!(
+                small(mm, s),
+                exact.cmp_midpoint(mm, s),
+                "{w}e{exp10} vs {mm}·2^{s}"
+            );
+        }
+    }
+    assert!(small(1, -28).is_none() && small(1, 23).is_none());
+}
+
 /// `rounds_to` is the read-back test: a decimal rounds to x exactly when Rust reads x.
 #[test]
 fn rounds_to_is_reading_back() {
