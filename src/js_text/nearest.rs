@@ -173,12 +173,15 @@ pub fn rounds_to(digits: &[u8], exp10: i64, x: f64) -> bool {
         .rposition(|&c| c != b'0')
         .map_or(start, |i| i + 1);
     let (significant, exp10) = (&digits[start..end], exp10 + (digits.len() - end) as i64);
+    if significant.is_empty() {
+        return x == 0.0;
+    }
     if significant.len() <= 19 {
         let w = significant
             .iter()
             .fold(0u64, |w, &c| w * 10 + u64::from(c - b'0'));
         if let Some(cmp) = small(w, exp10) {
-            return w > 0 && place(x, &cmp) == Ordering::Equal || w == 0 && x == 0.0;
+            return place(x, &cmp) == Ordering::Equal;
         }
     }
     let mut d = Digits::default();
