@@ -12,6 +12,6 @@ const { patchGlue } = require("./glue-patch.cjs");
 const loadJs = Module._extensions[".js"];
 Module._extensions[".js"] = function (module, filename) {
   if (basename(filename) !== "wasm-bindgen-test.js") return loadJs(module, filename);
-  module._compile(patchGlue(readFileSync(filename, "utf8"), filename, 3), filename);
+  module._compile(patchGlue(readFileSync(filename, "utf8"), filename, 5), filename);
   process.stderr.write(`boundary: the glue is patched as the package's (${filename})\n`);
 };

@@ -12,7 +12,7 @@ const files = (d) => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.i
 const snippets = join(dir, "snippets");
 for (const f of existsSync(snippets) ? files(snippets) : []) {
   const names = [];
-  const s = readFileSync(f, "utf8").replace(/^export (function|const|let|class) ([A-Za-z_$][\w$]*)/gm, (_, kind, name) => (names.push(name), `${kind} ${name}`));
+  const s = readFileSync(f, "utf8").replace(/^export (async function|function|const|let|class) ([A-Za-z_$][\w$]*)/gm, (_, kind, name) => (names.push(name), `${kind} ${name}`));
   if (/^\s*(import|export)\b/m.test(s)) throw new Error(`${f}: ES module syntax the CommonJS rewrite does not handle`);
   writeFileSync(f, `${s}\n${names.map((n) => `module.exports.${n} = ${n};`).join("\n")}\n`);
 }

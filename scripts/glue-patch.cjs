@@ -45,8 +45,9 @@ function invalidState(expression) {
 
 /**
  * The glue `text` (of `file`, named in errors) patched. `classes`: how many exported
- * classes (free() methods) it must have: the package's 2 (DelegateContext,
- * DelegationRegistry), or 3 in the test runner's glue (its harness exports one more).
+ * classes (free() methods) it must have: the package's 4 (DelegateContext,
+ * DelegationRegistry, and the boundary's TurnStep and HookRun, which host.js's dc_drive
+ * and dc_hook hold), or 5 in the test runner's glue (its harness exports one more).
  */
 function patchGlue(text, file, classes) {
   const frees = [...text.matchAll(FREE)].length;

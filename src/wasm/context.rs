@@ -12,7 +12,7 @@ use super::convert::{
     js_error, number_arg, range_args, settings_from_js, state_mut_of, state_of, throw, to_js,
 };
 use super::host_context::{HostContext, Synced};
-use super::turn::{complete, drive_turn, prepare, read_config, TurnDriver};
+use super::turn::{complete, prepare, read_config, End, TurnDriver};
 use crate::compaction::prepare::{self, CompactionSettings};
 use crate::compaction::request::serialize_facts;
 use crate::compaction::run::{Holder, Lock};
@@ -222,19 +222,15 @@ impl DelegateContextHandle {
         )]
         config: JsValue,
     ) -> js_sys::Promise {
-        // the lock is taken now, not when the promise first runs: a `push` right after
-        // this call must not change the context the boundary began from
+        // the lock is taken now: a `push` right after this call must not change the
+        // context the boundary began from
         let start = self
             .lock
             .acquire()
             .and_then(|held| Ok((held, TurnDriver::read(&config, "config")?)));
-        let inner = self.inner.clone();
-        wasm_bindgen_futures::future_to_promise(async move {
-            let (held, driver) = start.map_err(js_error)?;
-            let result = drive_turn(&inner, &driver, &[]).await;
-            drop(held);
-            let out = result?;
-            state_mut_of(&inner, "DelegateContext")?.apply(&out)
-        })
+        match start {
+            Ok((held, driver)) => driver.drive(self.inner.clone(), Some(held), End::Apply),
+            Err(e) => js_sys::Promise::reject(&js_error(e)),
+        }
     }
 }

@@ -246,3 +246,41 @@ export function dc_summarize(summarize, request, signal, signals) {
     Promise.resolve(p).then((value) => finish(dc_resolved(value)), rejected);
   });
 }
+
+/**
+ * The step a boundary is driven by: `TurnStep` in src/wasm/turn.rs.
+ * @typedef {{ summarize: (request: unknown, signal?: AbortSignal) => unknown, signals: any[],
+ *   next(): unknown, reply(settled: Settled): void, finish(): unknown, free(): void }} TurnStep
+ */
+
+/**
+ * Drives one boundary: asks the step for each summary request, awaits the summarizer
+ * (`dc_summarize`) and hands back what came of it, then resolves with what the step
+ * finishes with. The step decides everything; an error it throws rejects. The step is
+ * freed however it ends (its lock with it).
+ * @param {TurnStep} step
+ * @returns {Promise<unknown>}
+ */
+export async function dc_drive(step) {
+  try {
+    const summarize = step.summarize;
+    const signals = step.signals;
+    const signal = dc_any_signal(signals);
+    for (let request = step.next(); request !== undefined; request = step.next()) {
+      step.reply(await dc_summarize(summarize, request, signal, signals));
+    }
+    return step.finish();
+  } finally {
+    step.free();
+  }
+}
+
+/**
+ * The hook `createPrepareNextTurn` returns: each call begins a boundary of `run` (a
+ * `HookRun` of src/wasm/turn.rs) and drives it; what `begin` throws rejects.
+ * @param {{ begin(ctx: unknown, signal: unknown): TurnStep }} run
+ * @returns {(ctx: unknown, signal?: AbortSignal) => Promise<unknown>}
+ */
+export function dc_hook(run) {
+  return async (ctx, signal) => dc_drive(run.begin(ctx, signal));
+}

@@ -1,13 +1,12 @@
 //! Reading host values without letting a host exception escape into wasm.
 //!
-//! A JavaScript exception thrown by an import that is not marked `catch` unwinds
-//! through the wasm frames: a `RefCell` borrow or a half-done mutation stays behind, a
-//! promise built by `future_to_promise` never settles, and the exception reaches the
-//! host raw. Host values can throw from anywhere (a getter, a revoked `Proxy`, an
-//! `Array.isArray` on a revoked proxy), so every read of a host value goes through the
-//! functions here, which catch and turn the exception into `INVALID_INPUT` with the
-//! path of the value. Array lengths are checked before any work (a sparse array of
-//! length 2^32 − 1 is refused at once instead of being walked).
+//! A JavaScript exception thrown by an import that is not marked `catch` unwinds through
+//! the wasm frames: a `RefCell` borrow or a half-done mutation stays behind, and the
+//! exception reaches the host raw. Host values can throw from anywhere (a getter, a
+//! revoked `Proxy`, an `Array.isArray` on a revoked proxy), so every read of a host value
+//! goes through the functions here, which catch and turn the exception into
+//! `INVALID_INPUT` with the path of the value. Array lengths are checked before any work
+//! (a sparse array of length 2^32 − 1 is refused at once instead of being walked).
 //!
 //! The readers every export calls are `#[inline(never)]`: one copy in the module, not
 //! one per export (issue 17 §7; a call per host read costs nothing next to the read).

@@ -1,9 +1,9 @@
 //! The only module that knows wasm-bindgen. Each export decodes its arguments, calls
 //! the core, and encodes the result; the decisions are the core's, and so is the state
 //! of a run ([`crate::compaction::run`]: its counts, its lock, its report, the
-//! summarizer's reply). What this module holds is the host's own objects and the
-//! awaiting of the host. Errors reach JavaScript as `Error` objects with `name`
-//! `DelegateContextError` and a stable `code` (see [`convert::to_js_error`]).
+//! summarizer's reply). What this module holds is the host's own objects. Errors reach
+//! JavaScript as `Error` objects with `name` `DelegateContextError` and a stable `code`
+//! (see [`convert::to_js_error`]).
 //!
 //! | file | what it does |
 //! |---|---|
@@ -17,8 +17,8 @@
 //! | [`host_context`] | the core's context beside the host's own message objects (kept by reference, handed back) |
 //! | [`messages`] | host messages read as the core's facts (one `JSON.stringify` per range) |
 //! | [`rows`] | the rows the package writes (messages → rows, the Task row) |
-//! | [`turn`] | the boundary exports and their async drivers: read the config, await the host's summarizer, hand its [`crate::compaction::run::Settled`] to the core |
-//! | `host.js` | the JavaScript these call (no rule: reading, calling, signals), type-checked and tested by itself |
+//! | [`turn`] | the boundary exports: read the config; for the async ones, a [`turn::TurnStep`] that `host.js`'s `dc_drive` drives (it awaits the host's summarizer and hands what came of it, a [`crate::compaction::run::Settled`], to the core) |
+//! | `host.js` | the JavaScript these call (no rule: reading, calling, awaiting, signals), type-checked and tested by itself |
 
 pub mod compaction;
 pub mod context;

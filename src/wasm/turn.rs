@@ -1,9 +1,12 @@
-//! The async drivers of a delegate turn boundary (ADR 0299 clauses 3–5):
-//! `runDelegateTurn`, `DelegateContext.runTurn` and the pi `Agent` hook
-//! (`createPrepareNextTurn`). Each decodes, then loops over the core's
-//! [`crate::compaction::Turn`]: send the request it asks for to the host's `summarize`,
-//! decode what came of it (a [`Settled`], which the core reads as a [`Reply`]) and hand
-//! it back, until the turn is done. An abort of the run's signal (or the Agent's) rejects
+//! The boundary exports (ADR 0299 clauses 3–5): `prepareDelegateTurn`,
+//! `completeDelegateTurn`, and the async ones, `runDelegateTurn`,
+//! `DelegateContext.runTurn` and the pi `Agent` hook (`createPrepareNextTurn`). An async
+//! one decodes, then hands a [`TurnStep`] (the core's [`crate::compaction::Turn`] beside
+//! the host's objects) to `host.js`'s `dc_drive`, which loops: it asks the step for the
+//! request to send to the host's `summarize`, awaits the call and hands back what came
+//! of it (a [`Settled`], which the core reads as a [`Reply`]), until the turn is done.
+//! So nothing here awaits (issue 17 §1, §7: no Rust futures in the module); the
+//! JavaScript only calls and waits. An abort of the run's signal (or the Agent's) rejects
 //! `ABORTED` at once, whether or not the host's summarizer honours its signal; every
 //! failure is a rejection with a code. The hook's state (its counts, its lock, its
 //! request overhead, its report) is the core's [`Run`]; what it keeps here besides is
@@ -15,18 +18,17 @@ use std::rc::Rc;
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 use super::convert::{
-    decode, from_js, js_error, js_to_value, optional, state_mut_of, state_of, throw, to_js,
-    to_js_error,
+    decode, from_js, js_to_value, optional, state_mut_of, state_of, throw, to_js, to_js_error,
 };
 use super::host::{self, HostArray};
 use super::host_context::HostContext;
 use super::messages::{facts_at, last_index_of_role};
 use crate::budget::ContextBudget;
 use crate::compaction::assess::unchanged_below_threshold;
-use crate::compaction::run::{Run, Settled, TurnConfig};
+use crate::compaction::run::{Held, Run, Settled, TurnConfig};
+use crate::compaction::step::Turn;
 use crate::compaction::tally::RunTally;
 use crate::compaction::turn::{
     DelegateTurnOptions, DelegateTurnOutcome, DelegateTurnPreparation, SummaryAnswer,
@@ -139,61 +141,148 @@ extern "C" {
     fn dc_with_messages(context: &JsValue, messages: &Array) -> Result<JsValue, JsValue>;
     fn dc_notify(listener: &Function, value: &JsValue);
     fn dc_aborted(signals: &Array) -> bool;
-    fn dc_any_signal(signals: &Array) -> JsValue;
-    fn dc_summarize(
-        summarize: &Function,
-        request: &JsValue,
-        signal: &JsValue,
-        signals: &Array,
-    ) -> Promise;
+    fn dc_drive(step: TurnStep) -> Promise;
+    fn dc_hook(run: HookRun) -> Function;
 }
 
-/// Send `request` to `summarize` and await what came of it (an abort of `signals` by the
-/// time it settled wins).
-async fn ask(summarize: &Function, request: &JsValue, signals: &Array) -> Reply {
-    let signal = dc_any_signal(signals);
-    let settled = JsFuture::from(dc_summarize(summarize, request, &signal, signals)).await;
-    if dc_aborted(signals) {
-        return Reply::RunAborted;
+impl TurnDriver {
+    /// Drive one boundary over `context` (`held`: the lock of its run, released when the
+    /// step ends, whichever way): `host.js`'s `dc_drive` awaits the summarizer between
+    /// the step's calls; `end` says what the outcome becomes.
+    pub(super) fn drive(
+        self,
+        context: Rc<RefCell<HostContext>>,
+        held: Option<Held>,
+        end: End,
+    ) -> Promise {
+        let signals = std::iter::once(self.signal).collect();
+        match TurnStep::start(context, &self.config, self.summarize, signals, held, end) {
+            Ok(step) => dc_drive(step),
+            Err(e) => Promise::reject(&e),
+        }
     }
-    // dc_summarize never rejects; what it settled with crosses as JSON
-    let settled = match settled.and_then(|s| js_to_value(s, "summary")) {
-        Ok(settled) => Settled::from_value(settled),
-        Err(e) => Settled::Unreadable {
-            reason: host::describe_thrown(&e),
-        },
-    };
-    settled.into_reply()
 }
 
-/// Drive one boundary over `context` to its outcome (the context itself is not changed:
-/// the caller applies the outcome). `more_signals` are aborts besides the driver's own
-/// (the Agent's signal).
-pub async fn drive_turn(
-    context: &Rc<RefCell<HostContext>>,
-    driver: &TurnDriver,
-    more_signals: &[JsValue],
-) -> Result<DelegateTurnOutcome, JsValue> {
-    let signals: Array = std::iter::once(driver.signal.clone())
-        .chain(more_signals.iter().cloned())
-        .collect();
-    if dc_aborted(&signals) {
-        return Err(to_js_error(&Error::Aborted));
-    }
-    let mut turn = {
-        let ctx = state_of(context, "delegate context")?;
-        throw(driver.config.begin(ctx.core(), js_sys::Date::now()))?
-    };
-    loop {
-        let request = {
-            let ctx = state_of(context, "delegate context")?;
-            match throw(turn.next(ctx.core()))? {
-                Next::Done(out) => return Ok(out),
-                Next::Summarize(request) => to_js(request)?,
-            }
+/// What a driven boundary's outcome becomes.
+pub(super) enum End {
+    /// `runDelegateTurn`, `DelegateContext.runTurn`: the outcome applied to the context.
+    Apply,
+    /// The hook's boundary: recorded in its run, the next context (or `undefined`) for
+    /// the Agent's `ctx.context`, the listener told.
+    Hook {
+        state: Rc<RefCell<HookState>>,
+        agent_context: JsValue,
+    },
+}
+
+/// One boundary being driven, for `host.js`'s `dc_drive` (not part of the API): it asks
+/// [`TurnStep::next`] for a request, awaits the host's summarizer and hands what came
+/// of it to [`TurnStep::reply`], until `next` answers `undefined`; then
+/// [`TurnStep::finish`]. The decisions are the core's [`Turn`]; this
+/// holds the host's objects beside it.
+#[wasm_bindgen(skip_typescript)]
+pub struct TurnStep {
+    context: Rc<RefCell<HostContext>>,
+    turn: Turn,
+    summarize: Function,
+    /// The run's signal and the Agent's: an abort of any ends the boundary `ABORTED`.
+    signals: Array,
+    outcome: Option<DelegateTurnOutcome>,
+    held: Option<Held>,
+    end: End,
+}
+
+impl TurnStep {
+    fn start(
+        context: Rc<RefCell<HostContext>>,
+        config: &TurnConfig,
+        summarize: Function,
+        signals: Array,
+        held: Option<Held>,
+        end: End,
+    ) -> Result<TurnStep, JsValue> {
+        if dc_aborted(&signals) {
+            return Err(to_js_error(&Error::Aborted));
+        }
+        let turn = {
+            let ctx = state_of(&context, "delegate context")?;
+            throw(config.begin(ctx.core(), js_sys::Date::now()))?
         };
-        let reply = ask(&driver.summarize, &request, &signals).await;
-        turn.reply(reply);
+        Ok(TurnStep {
+            context,
+            turn,
+            summarize,
+            signals,
+            outcome: None,
+            held,
+            end,
+        })
+    }
+}
+
+#[wasm_bindgen]
+impl TurnStep {
+    /// The host's summarizer.
+    #[wasm_bindgen(getter, skip_typescript)]
+    pub fn summarize(&self) -> Function {
+        self.summarize.clone()
+    }
+
+    /// The signals whose abort ends the boundary.
+    #[wasm_bindgen(getter, skip_typescript)]
+    pub fn signals(&self) -> Array {
+        self.signals.clone()
+    }
+
+    /// The next summary request, or `undefined` once the boundary is decided.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn next(&mut self) -> Result<JsValue, JsValue> {
+        let ctx = state_of(&self.context, "delegate context")?;
+        match throw(self.turn.next(ctx.core()))? {
+            Next::Done(out) => {
+                self.outcome = Some(out);
+                Ok(JsValue::UNDEFINED)
+            }
+            Next::Summarize(request) => to_js(request),
+        }
+    }
+
+    /// What the summarizer's call came to (`dc_summarize`'s [`Settled`] object); an
+    /// abort of the signals by now wins.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn reply(&mut self, settled: JsValue) {
+        let reply = if dc_aborted(&self.signals) {
+            Reply::RunAborted
+        } else {
+            // dc_summarize never rejects; what it settled with crosses as JSON
+            match js_to_value(settled, "summary") {
+                Ok(settled) => Settled::from_value(settled),
+                Err(e) => Settled::Unreadable {
+                    reason: host::describe_thrown(&e),
+                },
+            }
+            .into_reply()
+        };
+        self.turn.reply(reply);
+    }
+
+    /// The outcome, once [`TurnStep::next`] answered `undefined`: applied to the context
+    /// (the outcome with the next messages), or the hook's answer.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+        self.held = None;
+        let out = self.outcome.take().ok_or_else(|| {
+            to_js_error(&Error::InvalidState {
+                message: "the boundary is not decided yet".into(),
+            })
+        })?;
+        match &self.end {
+            End::Apply => state_mut_of(&self.context, "delegate context")?.apply(&out),
+            End::Hook {
+                state,
+                agent_context,
+            } => hook_end(state, &self.context, agent_context, &out),
+        }
     }
 }
 
@@ -293,16 +382,11 @@ pub fn run_delegate_turn(
     #[wasm_bindgen(unchecked_param_type = "RunDelegateTurnInput")] input: JsValue,
 ) -> Promise {
     // everything synchronous happens now (the input is read as it is at the call)
-    let start = start_run_turn(&input);
-    future_to_promise(async move {
-        let (context, driver) = match start.map_err(js_error)? {
-            RunStart::Decided(unchanged) => return Ok(unchanged),
-            RunStart::Drive(context, driver) => (context, driver),
-        };
-        let out = drive_turn(&context, &driver, &[]).await?;
-        let js = state_mut_of(&context, "delegate context")?.apply(&out)?;
-        Ok(js)
-    })
+    match start_run_turn(&input) {
+        Ok(RunStart::Decided(unchanged)) => Promise::resolve(&unchanged),
+        Ok(RunStart::Drive(context, driver)) => driver.drive(context, None, End::Apply),
+        Err(e) => Promise::reject(&to_js_error(&e)),
+    }
 }
 
 /// How a `runDelegateTurn` call starts.
@@ -370,23 +454,30 @@ impl Overhead {
 }
 
 /// What one hook holds across the Agent's turns: the delegate's context (the host's
-/// objects beside the core's facts) and the core's [`Run`].
-struct HookState {
+/// objects beside the core's facts), the core's [`Run`], the host's summarizer, signal
+/// and listener.
+pub(super) struct HookState {
     context: Rc<RefCell<HostContext>>,
     run: Run<Overhead>,
+    summarize: Function,
+    signal: JsValue,
+    on_outcome: Option<Function>,
 }
 
-/// One boundary of the hook: sync the context with the Agent's messages, decide, and
-/// return the next context (or `undefined`).
-async fn hook_step(
+/// The run behind one `createPrepareNextTurn` hook, for `host.js`'s `dc_hook` (not part
+/// of the API): each call of the hook is [`HookRun::begin`], driven by `dc_drive`.
+#[wasm_bindgen(skip_typescript)]
+pub struct HookRun {
     state: Rc<RefCell<HookState>>,
-    driver: Rc<TurnDriver>,
-    on_outcome: Option<Function>,
-    ctx: JsValue,
-    loop_signal: JsValue,
-) -> Result<JsValue, JsValue> {
-    let (context, config, holder, held) = {
-        let mut s = state_mut_of(&state, "hook")?;
+}
+
+#[wasm_bindgen]
+impl HookRun {
+    /// One boundary of the hook: take the run's lock, sync the context with the Agent's
+    /// messages, and begin the step (`loop_signal`: the Agent's signal).
+    #[wasm_bindgen(skip_typescript)]
+    pub fn begin(&self, ctx: JsValue, loop_signal: JsValue) -> Result<TurnStep, JsValue> {
+        let mut s = state_mut_of(&self.state, "hook")?;
         let held = throw(s.run.lock().acquire())?;
         let context = throw(host::prop(&ctx, "context", "ctx"))?;
         if !host::is_object(&context) {
@@ -402,27 +493,39 @@ async fn hook_step(
             Overhead::tokens,
         ))?;
         throw(state_mut_of(&s.context, "hook")?.sync(&messages, "ctx.context.messages"))?;
-        (context, config, s.context.clone(), held)
+        let signals = [s.signal.clone(), loop_signal].into_iter().collect();
+        let (holder, summarize) = (s.context.clone(), s.summarize.clone());
+        drop(s);
+        let end = End::Hook {
+            state: self.state.clone(),
+            agent_context: context,
+        };
+        TurnStep::start(holder, &config, summarize, signals, Some(held), end)
+    }
+}
+
+/// The end of one boundary of the hook: the outcome recorded in the run, the next
+/// context (or `undefined` when nothing changes), the listener told.
+fn hook_end(
+    state: &Rc<RefCell<HookState>>,
+    holder: &Rc<RefCell<HostContext>>,
+    agent_context: &JsValue,
+    out: &DelegateTurnOutcome,
+) -> Result<JsValue, JsValue> {
+    let (report, on_outcome) = {
+        let mut s = state_mut_of(state, "hook")?;
+        (s.run.record(out), s.on_outcome.clone())
     };
-    let step = TurnDriver {
-        config,
-        summarize: driver.summarize.clone(),
-        signal: driver.signal.clone(),
-    };
-    let result = drive_turn(&holder, &step, &[loop_signal]).await;
-    drop(held);
-    let out = result?;
-    let report = state_mut_of(&state, "hook")?.run.record(&out);
     let next = if out.outcome == TurnOutcomeKind::Unchanged {
         JsValue::UNDEFINED
     } else {
-        let encoded = state_mut_of(&holder, "hook")?.apply(&out)?;
+        let encoded = state_mut_of(holder, "hook")?.apply(out)?;
         let messages = Reflect::get(&encoded, &JsValue::from_str("messages"))?;
         // the Agent pushes its next messages into the array it is given: give it a copy,
         // so the context's own array stays the known prefix
         let messages: Array = messages.unchecked_into();
         let given = messages.slice(0, messages.length());
-        let next = dc_with_messages(&context, &given)
+        let next = dc_with_messages(agent_context, &given)
             .map_err(|e| to_js_error(&host::threw("ctx.context", &e)))?;
         let result = Object::new();
         Reflect::set(&result, &JsValue::from_str("context"), &next)?;
@@ -460,24 +563,20 @@ async fn hook_step(
 pub fn create_prepare_next_turn(
     #[wasm_bindgen(unchecked_param_type = "PrepareNextTurnConfig")] config: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let driver = Rc::new(throw(TurnDriver::read(&config, "config"))?);
+    let driver = throw(TurnDriver::read(&config, "config"))?;
     let on_outcome = throw(host::prop(&config, "onOutcome", "config"))?;
     let on_outcome = optional(Some(on_outcome), |f| throw(function_arg(f, "onOutcome")))?;
     let run = throw(host::prop(&config, "run", "config"))?;
     let previous: Option<RunTally> = optional(Some(run), |r| throw(decode(&r, "config.run")))?;
-    let state = Rc::new(RefCell::new(HookState {
+    let state = HookState {
         context: Rc::new(RefCell::new(HostContext::new())),
-        run: Run::new(driver.config.clone(), previous.as_ref()),
-    }));
-    let hook = move |ctx: JsValue, loop_signal: JsValue| -> Promise {
-        future_to_promise(hook_step(
-            state.clone(),
-            driver.clone(),
-            on_outcome.clone(),
-            ctx,
-            loop_signal,
-        ))
+        run: Run::new(driver.config, previous.as_ref()),
+        summarize: driver.summarize,
+        signal: driver.signal,
+        on_outcome,
     };
-    let closure = Closure::<dyn FnMut(JsValue, JsValue) -> Promise>::new(hook);
-    Ok(closure.into_js_value())
+    Ok(dc_hook(HookRun {
+        state: Rc::new(RefCell::new(state)),
+    })
+    .into())
 }

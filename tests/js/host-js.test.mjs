@@ -125,3 +125,93 @@ test("dc_summarize: an abort of any signal wins, before the call or while it run
   late.abort();
   assert.deepEqual(settled, { kind: "resolved", value: "s" });
 });
+
+/** A step as src/wasm/turn.rs's TurnStep answers dc_drive: `requests` in turn, then `finish`'s value; what it was told is logged. */
+function fakeStep(requests, { finish = () => "done", signals = [], nextThrows = -1 } = {}) {
+  const log = [];
+  let i = 0;
+  return {
+    log,
+    summarize: async (request, signal) => {
+      log.push(["summarize", request, signal]);
+      return `summary of ${request}`;
+    },
+    signals,
+    next() {
+      if (i === nextThrows) throw Object.assign(new Error("overflow"), { code: "SUBAGENT_CONTEXT_OVERFLOW" });
+      log.push(["next"]);
+      return requests[i++];
+    },
+    reply(settled) {
+      log.push(["reply", settled]);
+    },
+    finish() {
+      log.push(["finish"]);
+      return finish();
+    },
+    free() {
+      log.push(["free"]);
+    },
+  };
+}
+
+test("dc_drive asks for each request, hands back what each call came to, finishes and frees the step", async () => {
+  const step = fakeStep(["a", "b"]);
+  assert.equal(await host.dc_drive(step), "done");
+  assert.deepEqual(step.log, [
+    ["next"],
+    ["summarize", "a", undefined],
+    ["reply", { kind: "resolved", value: "summary of a" }],
+    ["next"],
+    ["summarize", "b", undefined],
+    ["reply", { kind: "resolved", value: "summary of b" }],
+    ["next"],
+    ["finish"],
+    ["free"],
+  ]);
+  // nothing to ask: straight to finish
+  const none = fakeStep([]);
+  assert.equal(await host.dc_drive(none), "done");
+  assert.deepEqual(none.log, [["next"], ["finish"], ["free"]]);
+});
+
+test("dc_drive: what the step throws rejects, and the step is freed whichever way it ends", async () => {
+  const failing = fakeStep(["a"], { nextThrows: 1 });
+  await assert.rejects(host.dc_drive(failing), (e) => e.code === "SUBAGENT_CONTEXT_OVERFLOW");
+  assert.deepEqual(failing.log.at(-1), ["free"]);
+  const finishing = fakeStep([], {
+    finish: () => {
+      throw new Error("finish threw");
+    },
+  });
+  await assert.rejects(host.dc_drive(finishing), /finish threw/);
+  assert.deepEqual(finishing.log.at(-1), ["free"]);
+});
+
+test("dc_drive gives the summarizer one signal for all of the step's, and an abort settles the call as aborted", async () => {
+  const controller = new AbortController();
+  const step = fakeStep(["a"], { signals: [controller.signal, undefined] });
+  step.summarize = (request, signal) => {
+    step.log.push(["summarize", request, signal === controller.signal]);
+    controller.abort();
+    return new Promise(() => {}); // never settles: the abort must
+  };
+  assert.equal(await host.dc_drive(step), "done");
+  assert.deepEqual(step.log.slice(0, 3), [["next"], ["summarize", "a", true], ["reply", { kind: "aborted" }]]);
+});
+
+test("dc_hook: each call begins a step with the context and the Agent's signal and drives it; what begin throws rejects", async () => {
+  const begun = [];
+  const hook = host.dc_hook({
+    begin(ctx, signal) {
+      begun.push([ctx, signal]);
+      if (ctx === "bad") throw new Error("begin threw");
+      return fakeStep([], { finish: () => ({ context: ctx }) });
+    },
+  });
+  const signal = new AbortController().signal;
+  assert.deepEqual(await hook("c1", signal), { context: "c1" });
+  const p = hook("bad"); // a promise, not a synchronous throw
+  await assert.rejects(p, /begin threw/);
+  assert.deepEqual(begun, [["c1", signal], ["bad", undefined]]);
+});
