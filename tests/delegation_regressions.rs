@@ -299,6 +299,65 @@ fn twenty_thousand_chains_settle_fast_and_errors_stay_short() {
     }
 }
 
+/// Issue 17 §7's speed check of the string-keyed table (not a check: no timing in the
+/// test command). A rebuild from 10,000 rows (5,000 Task rows: 1,250 chains of 4 runs
+/// linked by `resume`, 100 agents, so the bound evicts; 5,000 delegate rows), and 20,000
+/// live start+settle pairs on 2,000 agents (evicting too); the fastest of 15 runs of each
+/// (wall time: the machine is shared, the fastest run is the least disturbed). Run with
+/// `cargo test --test delegation_regressions table_speed -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn table_speed_measurement() {
+    let id = |chain: usize, run: usize| format!("{chain:08x}-{run:04x}-4000-8000-000000000000");
+    let mut history = Vec::with_capacity(10_000);
+    for i in 0..5_000usize {
+        let (chain, run) = (i / 4, i % 4);
+        let (tc, agent) = (format!("toolu_{i:020}"), format!("agent-{}", chain % 100));
+        let mut args = json!({"agent": agent, "task": format!("task {i}")});
+        if run > 0 {
+            args["resume"] = json!(id(chain, run - 1));
+        }
+        history.push(json!({"id": tc, "role": "tool", "content": "", "toolName": "task", "toolCallId": tc,
+            "toolStatus": "success", "toolArgs": args, "toolResult": {"details": {"delegationId": id(chain, run),
+            "agent": agent, "status": "completed", "modelId": "m", "completedAt": 1_796_119_200_000u64 + i as u64}}}));
+        history.push(
+            json!({"id": format!("{tc}-say"), "role": "assistant", "content": "done",
+            "parentToolCallId": tc, "agentName": agent}),
+        );
+    }
+    let transcript = rows(Value::Array(history));
+    let mut best = Duration::MAX;
+    let mut held = 0;
+    for _ in 0..15 {
+        let t = Instant::now();
+        let reg = Registry::from_transcript_with_id_source(&transcript, ids());
+        best = best.min(t.elapsed());
+        held = reg.chain_count();
+    }
+    eprintln!("rebuild of 10,000 rows: fastest {best:?} ({held} chains held)");
+    let mut best = Duration::MAX;
+    for _ in 0..15 {
+        let mut n = 0u64;
+        let mut reg = Registry::with_id_source(Box::new(move || {
+            n += 1;
+            Ok(format!("{n:08x}-0000-4000-8000-000000000000"))
+        }));
+        let t = Instant::now();
+        for i in 0..20_000 {
+            chain(
+                &mut reg,
+                &format!("t{i}"),
+                &format!("agent-{}", i % 2_000),
+                SettleStatus::Completed,
+                1,
+            );
+        }
+        best = best.min(t.elapsed());
+        held = reg.chain_count();
+    }
+    eprintln!("20,000 start+settle pairs: fastest {best:?} ({held} chains held)");
+}
+
 // ---------------------------------------------------------------------------------------
 // Issue 7 part 6 (ADR 0299 clause 7): a seed plus the request overhead starts below
 // hardLimit. Before, a seed of about 15,500 tokens against a hardLimit of 16,000 with

@@ -46,7 +46,7 @@ mod tests {
                 }
             }
         }
-        let distinct: std::collections::HashSet<&String> = ids.iter().collect();
+        let distinct: crate::keyed::KeySet = ids.iter().map(String::as_str).collect();
         assert_eq!(distinct.len(), ids.len());
     }
 }

@@ -48,8 +48,6 @@
 //! was still working (it becomes `interrupted`), and a `NO_HISTORY` answer the host never
 //! wrote down as a rejected Task row.
 
-use std::collections::HashMap;
-
 use crate::keyed::{KeySet, Keyed};
 
 use serde_json::{Map, Value};
@@ -231,7 +229,7 @@ fn created_ms(row: &UiMessage) -> Option<f64> {
 /// first-copy order.
 fn task_call_copies(rows: &[UiMessage]) -> Vec<(&str, usize, usize)> {
     let mut copies: Vec<(&str, usize, usize)> = Vec::new();
-    let mut at: HashMap<&str, usize> = HashMap::new();
+    let mut at: Keyed<usize> = Keyed::default();
     for (i, row) in rows.iter().enumerate() {
         if !row.is_task_row() {
             continue;
@@ -240,7 +238,7 @@ fn task_call_copies(rows: &[UiMessage]) -> Vec<(&str, usize, usize)> {
         match at.get(id).and_then(|&k| copies.get_mut(k)) {
             Some((_, _, last)) => *last = i,
             None => {
-                at.insert(id, copies.len());
+                at.put(id, copies.len());
                 copies.push((id, i, i));
             }
         }
@@ -326,7 +324,7 @@ fn read_calls(
 /// Rule 5: each call's root (the first run of its chain), following `resume` links with
 /// cycle detection, or why the call is dropped.
 fn link_runs(calls: &[Call]) -> Vec<Result<usize, RebuildSkipReason>> {
-    let call_of_delegation: HashMap<&str, usize> = calls
+    let call_of_delegation: Keyed<usize> = calls
         .iter()
         .enumerate()
         .map(|(i, call)| (call.delegation_id.as_str(), i))
@@ -449,7 +447,7 @@ fn link_order(calls: &[Call], members: &[usize], clock: &Clock) -> Vec<usize> {
     }
 
     // a member's place in `members` by its delegation id
-    let member_of: HashMap<&str, usize> = members
+    let member_of: Keyed<usize> = members
         .iter()
         .enumerate()
         .filter_map(|(p, &i)| Some((calls.get(i)?.delegation_id.as_str(), p)))

@@ -26,8 +26,6 @@
 //! the first turn boundary compact at once, against clause 7's "a resume starts below
 //! hardLimit".
 
-use std::collections::HashMap;
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tsify::Tsify;
@@ -38,6 +36,7 @@ use crate::decode::decode_struct;
 use crate::error::{Error, Result};
 use crate::js_text::rust_display;
 use crate::js_whitespace;
+use crate::keyed::Table;
 use crate::message::{AgentMessage, ContentBlock};
 use crate::tokens::{estimate_tokens, request_overhead_tokens};
 use crate::transcript::{iso_to_ms, rows_to_messages, zero_usage, ProviderBinding, UiMessage};
@@ -209,13 +208,12 @@ pub fn truncate_seed(
     let mut dropped = SeedDropped::default();
     let mut alive = vec![true; messages.len()];
     // every tool result's position, by its call id
-    let mut results_of: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut results_of: Table<String, Vec<usize>> = Table::default();
     if total >= limit {
         for (at, message) in messages.iter().enumerate() {
             if let Some(result) = message.as_tool_result() {
                 results_of
-                    .entry(result.tool_call_id.clone())
-                    .or_default()
+                    .entry(result.tool_call_id.clone(), Vec::new)
                     .push(at);
             }
         }

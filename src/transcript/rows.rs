@@ -15,9 +15,7 @@
 //! hold two copies with the same `id`; [`dedupe_rows`] keeps the later copy at the first
 //! copy's place.
 
-use std::collections::HashMap;
-
-use crate::keyed::KeySet;
+use crate::keyed::{KeySet, Keyed};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -386,7 +384,7 @@ impl<'a> RowHead<'a> {
 /// copy's place. Rows are borrowed.
 pub fn dedupe_rows<'a>(rows: impl IntoIterator<Item = &'a UiMessage>) -> Vec<&'a UiMessage> {
     let mut out: Vec<&UiMessage> = Vec::new();
-    let mut at: HashMap<&str, usize> = HashMap::new();
+    let mut at: Keyed<usize> = Keyed::default();
     for row in rows {
         match at.get(row.id.as_str()) {
             Some(&i) => {
@@ -395,7 +393,7 @@ pub fn dedupe_rows<'a>(rows: impl IntoIterator<Item = &'a UiMessage>) -> Vec<&'a
                 }
             }
             None => {
-                at.insert(row.id.as_str(), out.len());
+                at.put(row.id.as_str(), out.len());
                 out.push(row);
             }
         }

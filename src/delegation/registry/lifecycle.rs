@@ -221,10 +221,7 @@ impl Registry {
         for _ in 0..8 {
             let id = (self.ids)()?;
             let id = js_whitespace::trim(&id).to_string();
-            if !id.is_empty()
-                && !self.by_delegation.contains_key(&id)
-                && !self.chains.contains_key(&id)
-            {
+            if !id.is_empty() && !self.by_delegation.contains(&id) && !self.chains.contains(&id) {
                 return Ok(id);
             }
         }
@@ -250,12 +247,12 @@ impl Registry {
     pub(super) fn open_chain(&mut self, chain: Chain) {
         for run in &chain.runs {
             self.by_delegation
-                .insert(run.delegation_id.clone(), chain.key.clone());
+                .put(run.delegation_id.clone(), chain.key.clone());
             self.by_tool_call
-                .insert(run.tool_call_id.clone(), chain.key.clone());
+                .put(run.tool_call_id.clone(), chain.key.clone());
         }
         self.tick = self.tick.max(chain.last_active.saturating_add(1));
-        self.chains.insert(chain.key.clone(), chain);
+        self.chains.put(chain.key.clone(), chain);
     }
 
     /// The next run of the chain `key` starts: the chain runs again and leaves its
@@ -265,9 +262,9 @@ impl Registry {
             return;
         };
         self.by_delegation
-            .insert(run.delegation_id.clone(), key.to_string());
+            .put(run.delegation_id.clone(), key.to_string());
         self.by_tool_call
-            .insert(run.tool_call_id.clone(), key.to_string());
+            .put(run.tool_call_id.clone(), key.to_string());
         chain.runs.push(run);
         chain.last_active = chain.last_active.max(at);
         self.tick = self.tick.max(at.saturating_add(1));
@@ -303,7 +300,7 @@ impl Registry {
             return Vec::new();
         }
         let agent = chain.agent.clone();
-        let group = self.settled_by_agent.entry(agent.clone()).or_default();
+        let group = self.settled_by_agent.entry(agent.clone(), Vec::new);
         if !group.iter().any(|k| k == key) {
             group.push(key.to_string());
         }

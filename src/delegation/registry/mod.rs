@@ -40,7 +40,6 @@
 //! it mutates: an error leaves the registry unchanged, except `NO_HISTORY`, which drops
 //! the chain.
 
-use std::collections::HashMap;
 use std::fmt;
 
 use super::chain::Chain;
@@ -52,6 +51,7 @@ use super::types::{ChainInfo, RebuildSkip, ResumableChain};
 use super::wording::{self, ReusableListing};
 use crate::error::{Error, Result};
 use crate::js_whitespace;
+use crate::keyed::Table;
 use crate::transcript::UiMessage;
 
 mod bound;
@@ -61,13 +61,13 @@ mod resume;
 
 /// The registry of resumable chains (see the module docs).
 pub struct Registry {
-    chains: HashMap<String, Chain>,
+    chains: Table<String, Chain>,
     /// Every delegationId of a held chain → its key.
-    by_delegation: HashMap<String, String>,
+    by_delegation: Table<String, String>,
     /// Every Task call id of a held chain → its key.
-    by_tool_call: HashMap<String, String>,
+    by_tool_call: Table<String, String>,
     /// Agent → keys of its chains whose latest run has settled (clause 7's groups).
-    settled_by_agent: HashMap<String, Vec<String>>,
+    settled_by_agent: Table<String, Vec<String>>,
     tick: u64,
     ids: IdSource,
     rebuild_skips: Vec<RebuildSkip>,
@@ -105,10 +105,10 @@ impl Registry {
     /// An empty registry issuing ids from `ids` (deterministic tests).
     pub fn with_id_source(ids: IdSource) -> Self {
         Registry {
-            chains: HashMap::new(),
-            by_delegation: HashMap::new(),
-            by_tool_call: HashMap::new(),
-            settled_by_agent: HashMap::new(),
+            chains: Table::default(),
+            by_delegation: Table::default(),
+            by_tool_call: Table::default(),
+            settled_by_agent: Table::default(),
             tick: 0,
             ids,
             rebuild_skips: Vec::new(),

@@ -44,7 +44,7 @@ impl Registry {
                         });
                         continue;
                     }
-                    if !self.chains.contains_key(&rebuilt.key) {
+                    if !self.chains.contains(&rebuilt.key) {
                         skips.push(RebuildSkip {
                             index: started.last_index,
                             tool_call_id: started.run.tool_call_id.clone(),
