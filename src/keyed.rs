@@ -1,7 +1,7 @@
 //! The crate's one hash table type, for every table by string key (issue 17 §7): std's
 //! `HashMap` compiled hashbrown's insert, rehash and probe once per key and value type,
 //! and hashed with SipHash; this table's probing, growing and removal live in one
-//! non-generic [`Index`], compiled once.
+//! non-generic index, compiled once.
 //!
 //! [`Table`] keeps its entries (key and value) in a list, in the order they came (a
 //! removal moves the last entry into the hole, as `Vec::swap_remove`), and an index of
