@@ -16,7 +16,7 @@
 // - externrefs: the length of wasm-bindgen's externref table (host values held by wasm);
 // - heap: process.memoryUsage().heapUsed;
 // - handles: per wasm-bindgen FinalizationRegistry (DelegateContext, DelegationRegistry,
-//   closures such as hooks), the objects registered, unregistered by free() and released
+//   HookRun: what a hook holds, TurnStep: one turn's run, closures), the objects registered, unregistered by free() and released
 //   by the registry's callback; alive = registered - unregistered - released.
 //
 // MEMORY_WORKER_BREAK=<name>[,<name>...] breaks the cases on purpose, to check that each
@@ -47,7 +47,7 @@ const NativeFR = globalThis.FinalizationRegistry;
 globalThis.FinalizationRegistry = class CountingFinalizationRegistry extends NativeFR {
   constructor(callback) {
     const src = String(callback);
-    const name = /delegatecontext_free/.test(src) ? "DelegateContext" : /delegationregistry_free/.test(src) ? "DelegationRegistry" : /destroy_closure/.test(src) ? "closure" : "other";
+    const name = /delegatecontext_free/.test(src) ? "DelegateContext" : /delegationregistry_free/.test(src) ? "DelegationRegistry" : /hookrun_free/.test(src) ? "HookRun" : /turnstep_free/.test(src) ? "TurnStep" : /destroy_closure/.test(src) ? "closure" : "other";
     const count = (handles[name] ??= { registered: 0, unregistered: 0, released: 0 });
     super((held) => {
       count.released++;
