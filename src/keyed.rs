@@ -429,6 +429,29 @@ mod tests {
         }
     }
 
+    /// The index grows at three quarters full, not before: 8 slots hold 6 entries, the
+    /// 7th doubles them; 16 hold 12, the 13th doubles them (a mutation run found that
+    /// growing early, `slots * 3` as `slots + 3` or `slots / 3`, changed no other answer).
+    #[test]
+    fn grows_at_three_quarters_full() {
+        let keys: Vec<String> = (0..25).map(|i| format!("k{i}")).collect();
+        let mut t: Keyed<usize> = Keyed::default();
+        let mut sizes = Vec::new();
+        for (i, key) in keys.iter().enumerate() {
+            t.put(key, i);
+            sizes.push(t.index.slots.len());
+        }
+        let want: Vec<usize> = (1..=25)
+            .map(|n| match n {
+                1..=6 => 8,
+                7..=12 => 16,
+                13..=24 => 32,
+                _ => 64,
+            })
+            .collect();
+        assert_eq!(sizes, want);
+    }
+
     #[test]
     fn the_pools_collide_as_they_claim() {
         for (a, b) in SAME_HASH {

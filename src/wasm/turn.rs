@@ -176,7 +176,7 @@ pub(super) enum End {
 }
 
 /// One boundary being driven, for `host.js`'s `dc_drive` (not part of the API): it asks
-/// [`TurnStep::next`] for a request, awaits the host's summarizer and hands what came
+/// [`TurnStep::next_request`] for a request, awaits the host's summarizer and hands what came
 /// of it to [`TurnStep::reply`], until `next` answers `undefined`; then
 /// [`TurnStep::finish`]. The decisions are the core's [`Turn`]; this
 /// holds the host's objects beside it.
@@ -235,8 +235,8 @@ impl TurnStep {
     }
 
     /// The next summary request, or `undefined` once the boundary is decided.
-    #[wasm_bindgen(skip_typescript)]
-    pub fn next(&mut self) -> Result<JsValue, JsValue> {
+    #[wasm_bindgen(js_name = next, skip_typescript)]
+    pub fn next_request(&mut self) -> Result<JsValue, JsValue> {
         let ctx = state_of(&self.context, "delegate context")?;
         match throw(self.turn.next(ctx.core()))? {
             Next::Done(out) => {
@@ -266,7 +266,7 @@ impl TurnStep {
         self.turn.reply(reply);
     }
 
-    /// The outcome, once [`TurnStep::next`] answered `undefined`: applied to the context
+    /// The outcome, once [`TurnStep::next_request`] answered `undefined`: applied to the context
     /// (the outcome with the next messages), or the hook's answer.
     #[wasm_bindgen(skip_typescript)]
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
