@@ -179,7 +179,7 @@ let code = 1;
 try {
   const [, url, dir] = await startServer();
   const file = join(dir, "wasm-bindgen-test.js");
-  writeFileSync(file, glue.patchGlue(readFileSync(file, "utf8"), file, 5));
+  writeFileSync(file, glue.patchGlue(readFileSync(file, "utf8"), file, glue.TEST_RUNNER_CLASSES));
   console.log(`boundary: the glue is patched as the package's (${file})`);
   const run = browserName === "chrome" ? runInChromium : runInFirefox;
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {

@@ -7,11 +7,11 @@
 const Module = require("node:module");
 const { readFileSync } = require("node:fs");
 const { basename } = require("node:path");
-const { patchGlue } = require("./glue-patch.cjs");
+const { patchGlue, TEST_RUNNER_CLASSES } = require("./glue-patch.cjs");
 
 const loadJs = Module._extensions[".js"];
 Module._extensions[".js"] = function (module, filename) {
   if (basename(filename) !== "wasm-bindgen-test.js") return loadJs(module, filename);
-  module._compile(patchGlue(readFileSync(filename, "utf8"), filename, 5), filename);
+  module._compile(patchGlue(readFileSync(filename, "utf8"), filename, TEST_RUNNER_CLASSES), filename);
   process.stderr.write(`boundary: the glue is patched as the package's (${filename})\n`);
 };

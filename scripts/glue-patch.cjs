@@ -44,10 +44,16 @@ function invalidState(expression) {
 }
 
 /**
- * The glue `text` (of `file`, named in errors) patched. `classes`: how many exported
- * classes (free() methods) it must have: the package's 4 (DelegateContext,
+ * How many exported classes (free() methods) the package's glue has: DelegateContext,
  * DelegationRegistry, and the boundary's TurnStep and HookRun, which host.js's dc_drive
- * and dc_hook hold), or 5 in the test runner's glue (its harness exports one more).
+ * and dc_hook hold. The test runner's glue has one more (its harness exports one).
+ */
+const PACKAGE_CLASSES = 4;
+const TEST_RUNNER_CLASSES = PACKAGE_CLASSES + 1;
+
+/**
+ * The glue `text` (of `file`, named in errors) patched. `classes`: how many exported
+ * classes (free() methods) it must have, PACKAGE_CLASSES or TEST_RUNNER_CLASSES.
  */
 function patchGlue(text, file, classes) {
   const frees = [...text.matchAll(FREE)].length;
@@ -72,4 +78,4 @@ function patchGlue(text, file, classes) {
 `);
 }
 
-module.exports = { patchGlue };
+module.exports = { patchGlue, PACKAGE_CLASSES, TEST_RUNNER_CLASSES };

@@ -6,5 +6,5 @@ import { readFileSync, writeFileSync } from "node:fs";
 import glue from "./glue-patch.cjs";
 
 for (const file of process.argv.slice(2)) {
-  writeFileSync(file, glue.patchGlue(readFileSync(file, "utf8"), file, 4));
+  writeFileSync(file, glue.patchGlue(readFileSync(file, "utf8"), file, glue.PACKAGE_CLASSES));
 }

@@ -24,6 +24,15 @@ fn ids() -> IdSource {
     })
 }
 
+/// Ids shaped as the host's UUIDs, from a counter (`00000001-0000-4000-8000-…`).
+fn uuid_ids() -> IdSource {
+    let mut n = 0u64;
+    Box::new(move || {
+        n += 1;
+        Ok(format!("{n:08x}-0000-4000-8000-000000000000"))
+    })
+}
+
 /// The binding every seed of these tests resumes on.
 fn binding() -> ProviderBinding {
     ProviderBinding {
@@ -263,11 +272,7 @@ fn tool_names_fold_case() {
 
 #[test]
 fn twenty_thousand_chains_settle_fast_and_errors_stay_short() {
-    let mut n = 0u64;
-    let mut reg = Registry::with_id_source(Box::new(move || {
-        n += 1;
-        Ok(format!("{n:08x}-0000-4000-8000-000000000000"))
-    }));
+    let mut reg = Registry::with_id_source(uuid_ids());
     let t = Instant::now();
     for i in 0..20_000 {
         // distinct agents: every chain stays resumable (2 per agent)
@@ -337,11 +342,7 @@ fn table_speed_measurement() {
     eprintln!("rebuild of 10,000 rows: fastest {best:?} ({held} chains held)");
     let mut best = Duration::MAX;
     for _ in 0..15 {
-        let mut n = 0u64;
-        let mut reg = Registry::with_id_source(Box::new(move || {
-            n += 1;
-            Ok(format!("{n:08x}-0000-4000-8000-000000000000"))
-        }));
+        let mut reg = Registry::with_id_source(uuid_ids());
         let t = Instant::now();
         for i in 0..20_000 {
             chain(
