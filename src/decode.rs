@@ -36,7 +36,7 @@ pub fn decode_value<T: Decode>(value: &Value, path: &str) -> Result<T> {
 }
 
 #[inline(never)]
-fn located(path: &str, inner: String, message: String) -> Error {
+pub(crate) fn located(path: &str, inner: String, message: String) -> Error {
     Error::invalid(format!("{path}{inner}"), message)
 }
 

@@ -219,6 +219,26 @@ pub const CODES: [&str; KINDS.len()] = {
     codes
 };
 
+/// The most fields a code carries.
+const MAX_FIELDS: usize = 3;
+
+/// The field names of each code, in [`KINDS`] order: what the thrower reads at run time
+/// (written from [`KINDS`] at compile time, so the module holds the names only, not the
+/// declaration's types and documentation).
+const FIELD_NAMES: [[&str; MAX_FIELDS]; KINDS.len()] = {
+    let mut names = [[""; MAX_FIELDS]; KINDS.len()];
+    let mut k = 0;
+    while k < KINDS.len() {
+        let mut f = 0;
+        while f < KINDS[k].fields.len() {
+            names[k][f] = KINDS[k].fields[f].name;
+            f += 1;
+        }
+        k += 1;
+    }
+    names
+};
+
 // ---------------------------------------------------------------- the declaration
 
 /// The TypeScript declaration of the thrown error, written from [`KINDS`] at compile time
@@ -415,24 +435,29 @@ impl Error {
         false
     }
 
-    /// This error's row of [`KINDS`].
-    pub fn kind(&self) -> &'static ErrorKind {
+    /// This error's row in [`KINDS`] (and [`CODES`]).
+    fn row(&self) -> usize {
         let code = self.code();
         let mut i = 0;
-        while i + 1 < KINDS.len() && KINDS[i].code != code {
+        while i + 1 < CODES.len() && CODES[i] != code {
             i += 1;
         }
-        &KINDS[i]
+        i
+    }
+
+    /// This error's row of [`KINDS`].
+    #[cfg(not(target_arch = "wasm32"))] // for the native tests
+    pub fn kind(&self) -> &'static ErrorKind {
+        &KINDS[self.row()]
     }
 
     /// Extra properties for the JS `Error` (besides `name`, `code`, `message`, `retriable`):
     /// named by [`KINDS`], valued by [`Error::field_values`]; an absent optional one is left out.
     pub fn fields(&self) -> Vec<(&'static str, Field)> {
-        self.kind()
-            .fields
+        FIELD_NAMES[self.row()]
             .iter()
             .zip(self.field_values())
-            .filter_map(|(spec, value)| value.map(|v| (spec.name, v)))
+            .filter_map(|(&name, value)| value.map(|v| (name, v)))
             .collect()
     }
 

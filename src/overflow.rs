@@ -15,67 +15,59 @@ use std::sync::OnceLock;
 use crate::js_whitespace::is_js_space;
 use crate::stop_reason::StopReason;
 
-/// pi-ai 0.85.1's `OVERFLOW_PATTERNS` (all case-insensitive), with the provider each
-/// pattern is for.
-pub const OVERFLOW_PATTERNS: [(&str, &str); 25] = [
-    ("prompt is too long", "Anthropic token overflow"),
-    (
-        "request_too_large",
-        "Anthropic request byte-size overflow (HTTP 413)",
-    ),
-    ("input is too long for requested model", "Amazon Bedrock"),
-    (
-        "exceeds the context window",
-        "OpenAI (Completions & Responses API)",
-    ),
-    (
-        r"exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\d,]+ tokens?|\s*\([\d,]+\))",
-        "OpenAI-compatible proxies (LiteLLM)",
-    ),
-    ("input token count.*exceeds the maximum", "Google (Gemini)"),
-    (r"maximum prompt length is \d+", "xAI (Grok)"),
-    ("reduce the length of the messages", "Groq"),
-    (
-        r"maximum context length is \d+ tokens",
-        "OpenRouter (most backends)",
-    ),
-    (
-        r"exceeds (?:the )?maximum allowed input length of [\d,]+ tokens?",
-        "OpenRouter/Poolside",
-    ),
-    (
-        r"input \(\d+ tokens\) is longer than the model'?s context length \(\d+ tokens\)",
-        "Together AI",
-    ),
-    (r"exceeds the limit of \d+", "GitHub Copilot"),
-    ("exceeds the available context size", "llama.cpp server"),
-    ("greater than the context length", "LM Studio"),
-    ("context window exceeds limit", "MiniMax"),
-    ("exceeded model token limit", "Kimi For Coding"),
-    (
-        r"too large for model with \d+ maximum context length",
-        "Mistral",
-    ),
-    (
-        r"prompt has [\d,]+ tokens?, but the configured context size is [\d,]+ tokens?",
-        "DS4 server",
-    ),
-    (
-        "model_context_window_exceeded",
-        "z.ai finish_reason surfaced as error text",
-    ),
-    (
-        "prompt too long; exceeded (?:max )?context length",
-        "Ollama",
-    ),
-    ("range of input length should be", "DashScope / Qwen"),
-    ("context[_ ]length[_ ]exceeded", "generic"),
-    ("too many tokens", "generic"),
-    ("token limit exceeded", "generic"),
-    (
-        r"^4(?:00|13)\s*(?:status code)?\s*\(no body\)",
-        "Cerebras: 400/413 with no body",
-    ),
+/// pi-ai 0.85.1's `OVERFLOW_PATTERNS` (all case-insensitive), each with the provider it
+/// is for (a comment: the module holds the patterns only).
+pub const OVERFLOW_PATTERNS: [&str; 25] = [
+    // Anthropic token overflow
+    "prompt is too long",
+    // Anthropic request byte-size overflow (HTTP 413)
+    "request_too_large",
+    // Amazon Bedrock
+    "input is too long for requested model",
+    // OpenAI (Completions & Responses API)
+    "exceeds the context window",
+    // OpenAI-compatible proxies (LiteLLM)
+    r"exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\d,]+ tokens?|\s*\([\d,]+\))",
+    // Google (Gemini)
+    "input token count.*exceeds the maximum",
+    // xAI (Grok)
+    r"maximum prompt length is \d+",
+    // Groq
+    "reduce the length of the messages",
+    // OpenRouter (most backends)
+    r"maximum context length is \d+ tokens",
+    // OpenRouter/Poolside
+    r"exceeds (?:the )?maximum allowed input length of [\d,]+ tokens?",
+    // Together AI
+    r"input \(\d+ tokens\) is longer than the model'?s context length \(\d+ tokens\)",
+    // GitHub Copilot
+    r"exceeds the limit of \d+",
+    // llama.cpp server
+    "exceeds the available context size",
+    // LM Studio
+    "greater than the context length",
+    // MiniMax
+    "context window exceeds limit",
+    // Kimi For Coding
+    "exceeded model token limit",
+    // Mistral
+    r"too large for model with \d+ maximum context length",
+    // DS4 server
+    r"prompt has [\d,]+ tokens?, but the configured context size is [\d,]+ tokens?",
+    // z.ai finish_reason surfaced as error text
+    "model_context_window_exceeded",
+    // Ollama
+    "prompt too long; exceeded (?:max )?context length",
+    // DashScope / Qwen
+    "range of input length should be",
+    // generic
+    "context[_ ]length[_ ]exceeded",
+    // generic
+    "too many tokens",
+    // generic
+    "token limit exceeded",
+    // Cerebras: 400/413 with no body
+    r"^4(?:00|13)\s*(?:status code)?\s*\(no body\)",
 ];
 
 /// pi-ai 0.85.1's `NON_OVERFLOW_PATTERNS`: throttling and rate limits, never an overflow
@@ -228,7 +220,7 @@ fn compiled() -> &'static Compiled {
     PATTERNS.get_or_init(|| Compiled {
         overflow: OVERFLOW_PATTERNS
             .iter()
-            .map(|(p, _)| Pattern::parse(p))
+            .map(|p| Pattern::parse(p))
             .collect(),
         non_overflow: NON_OVERFLOW_PATTERNS
             .iter()
@@ -405,11 +397,7 @@ mod tests {
                 _ => true,
             })
         }
-        for p in OVERFLOW_PATTERNS
-            .iter()
-            .map(|(p, _)| *p)
-            .chain(NON_OVERFLOW_PATTERNS)
-        {
+        for p in OVERFLOW_PATTERNS.iter().chain(&NON_OVERFLOW_PATTERNS) {
             assert!(plain(&Pattern::parse(p).0), "{p}");
         }
         assert_eq!(

@@ -145,7 +145,13 @@ pub fn from_js<T: crate::decode::Decode>(value: JsValue, path: &str) -> Result<T
 /// decoded into `T`, naming the path of a bad value.
 pub fn decode<T: crate::decode::Decode>(value: &JsValue, path: &str) -> Result<T, Error> {
     let v = input_value(value, path)?;
-    crate::decode::decode_value(&v, path).map_err(non_finite_wording)
+    T::decode(&v).map_err(|bad| bad_input(path, bad))
+}
+
+/// A decoder's bad value at `path` (not generic: one copy for every input type).
+#[inline(never)]
+fn bad_input(path: &str, (inner, message): crate::decode::Bad) -> Error {
+    non_finite_wording(crate::decode::located(path, inner, message))
 }
 
 /// The parsed value of a typed input (not generic: one copy for every input type, issue
