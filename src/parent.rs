@@ -211,7 +211,7 @@ pub fn build_parent_context_with(rows: &[UiMessage], binding: &ProviderBinding) 
         own.push(row);
     }
     ParentContext {
-        messages: rows_to_messages(&own, binding),
+        messages: rows_to_messages(&own.iter().collect::<Vec<_>>(), binding),
         warnings,
     }
 }

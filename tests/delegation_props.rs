@@ -339,7 +339,7 @@ proptest! {
         // untruncated seeds keep the whole converted history
         let full = seed_delegate_messages(&SeedInput {
             brief: BRIEF.into(),
-            rows: select_chain_rows(&rows, &chain),
+            rows: select_chain_rows(&rows, &chain).into_iter().cloned().collect(),
             chain: None,
             binding: binding(),
             hard_limit: 1e12,

@@ -260,7 +260,7 @@ fn tool_names_fold_case() {
         {"id": "r1", "role": "tool", "toolName": "rEaD", "toolCallId": "r1", "toolArgs": {"path": "a.rs"}, "toolResult": "1\n2", "parentToolCallId": "t1", "agentName": "explorer"},
         {"id": "r2", "role": "tool", "toolName": "browserPREVIEW", "toolCallId": "r2", "toolArgs": {"path": "b.html"}, "toolResult": "x", "parentToolCallId": "t1", "agentName": "explorer"},
     ]));
-    let reads = count_chain_reads(&transcript[1..]);
+    let reads = count_chain_reads(&transcript[1..].iter().collect::<Vec<_>>());
     assert_eq!(reads.files, ["a.rs", "b.html"]);
     assert_eq!(reads.lines, 3);
     let reg = Registry::from_transcript(&transcript);

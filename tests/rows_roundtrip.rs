@@ -209,7 +209,7 @@ proptest! {
         }
         prop_assert_eq!(&windowed, &rows);
         prop_assert!(rows.iter().all(|r| r.parent_tool_call_id.as_deref() == Some("task_1") && r.agent_name.as_deref() == Some("explorer")));
-        let back = rows_to_messages(&rows, &binding());
+        let back = rows_to_messages(&rows.iter().collect::<Vec<_>>(), &binding());
         prop_assert_eq!(projection(&back), projection(&ms));
     }
 
@@ -271,7 +271,7 @@ proptest! {
         prop_assert_eq!(calls, want_calls);
 
         // the Task rows read back: one per call, settled, with the details the rebuild needs
-        let tasks: HashMap<String, Value> = dedupe_rows(&transcript).into_iter().filter(|r| r.is_task_row())
+        let tasks: HashMap<String, Value> = dedupe_rows(&mut transcript.iter()).into_iter().filter(|r| r.is_task_row())
             .map(|r| (r.id.clone(), r.tool_result.clone().unwrap_or(Value::Null))).collect();
         prop_assert_eq!(tasks.len(), 2);
         prop_assert_eq!(&tasks["call_2"]["details"]["resumedFrom"], &json!(s1.delegation_id));
@@ -555,7 +555,11 @@ fn rows_to_messages_drops_failed_replies_and_keeps_images() {
         "rows",
     )
     .unwrap();
-    let messages = serde_json::to_value(rows_to_messages(&rows, &binding())).unwrap();
+    let messages = serde_json::to_value(rows_to_messages(
+        &rows.iter().collect::<Vec<_>>(),
+        &binding(),
+    ))
+    .unwrap();
     let texts: Vec<String> = messages
         .as_array()
         .unwrap()

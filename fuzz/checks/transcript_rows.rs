@@ -495,9 +495,10 @@ fn check_rows(rows: &[UiMessage], seed: &SeedParams) {
         assert!(!w.code.is_empty());
     }
     let b = binding(seed.thinking_signature);
-    let converted = rows_to_messages(rows, &b);
+    let all: Vec<&UiMessage> = rows.iter().collect();
+    let converted = rows_to_messages(&all, &b);
     check_history("converted rows", &converted);
-    let _ = count_chain_reads(rows);
+    let _ = count_chain_reads(&all);
 
     let chain = seed.chain.as_ref().map(|(ids, agent)| ChainSelector {
         tool_call_ids: ids

@@ -79,7 +79,12 @@ pub(crate) fn conversation_of(chain: &Chain, rows: &[UiMessage]) -> ChainConvers
                 .map(|r| (*r).clone()),
             rows: written
                 .get(run.tool_call_id.as_str())
-                .map(|during| written_by(during.iter().copied(), &chain.agent))
+                .map(|during| {
+                    written_by(&mut during.iter().copied(), &chain.agent)
+                        .into_iter()
+                        .cloned()
+                        .collect()
+                })
                 .unwrap_or_default(),
         })
         .collect();

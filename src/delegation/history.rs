@@ -26,28 +26,26 @@ use crate::transcript::{
 /// whose `agentName` (normalised) is the chain's agent, in transcript order, duplicates
 /// collapsed (the agent is checked on the copy that wins). Task rows themselves carry no
 /// `parentToolCallId` and are never selected.
-pub fn select_chain_rows(rows: &[UiMessage], chain: &ChainSelector) -> Vec<UiMessage> {
+pub fn select_chain_rows<'r>(rows: &'r [UiMessage], chain: &ChainSelector) -> Vec<&'r UiMessage> {
     let calls: CallIds = chain.tool_call_ids.iter().map(String::as_str).collect();
     let written_during = RowFilter::WrittenDuring(&calls);
-    let during = rows
+    let mut during = rows
         .iter()
         .filter(|row| written_during.accepts(&row.head()));
-    written_by(during, &chain.agent)
+    written_by(&mut during, &chain.agent)
 }
 
 /// Of `during` (rows written during a chain's calls, in transcript order), the ones its
 /// `agent` (normalised) wrote: duplicate copies collapsed (later copy wins), the agent
 /// checked on the copy that wins.
 pub(crate) fn written_by<'r>(
-    during: impl IntoIterator<Item = &'r UiMessage>,
+    during: &mut dyn Iterator<Item = &'r UiMessage>,
     agent: &str,
-) -> Vec<UiMessage> {
+) -> Vec<&'r UiMessage> {
     let agent = normalize_agent_name(agent);
-    dedupe_rows(during)
-        .into_iter()
-        .filter(|row| row.head().is_written_by(&agent))
-        .cloned()
-        .collect()
+    let mut rows = dedupe_rows(during);
+    rows.retain(|row| row.head().is_written_by(&agent));
+    rows
 }
 
 #[inline(never)]
@@ -101,12 +99,13 @@ pub fn read_target(row: &UiMessage) -> Option<String> {
 /// a run's rows, e.g. [`select_chain_rows`]'s output), duplicate copies collapsed. Write
 /// tools are not counted. Every read row counts its lines (result text split on `\n`;
 /// empty: 0).
-pub fn count_chain_reads(rows: &[UiMessage]) -> ChainReads {
+pub fn count_chain_reads(rows: &[&UiMessage]) -> ChainReads {
     let mut reads = ChainReads::default();
-    let read_rows = rows
+    let mut read_rows = rows
         .iter()
+        .copied()
         .filter(|row| RowFilter::ReadRows.accepts(&row.head()));
-    for row in dedupe_rows(read_rows) {
+    for row in dedupe_rows(&mut read_rows) {
         if let Some(target) = read_target(row) {
             if !reads.files.contains(&target) {
                 reads.files.push(target);
@@ -157,7 +156,7 @@ pub fn run_replays_anything(
 
 /// Whether a run's own rows (already selected) convert to any message besides an echo
 /// of `brief`.
-pub fn replays_anything(run_rows: &[UiMessage], brief: &str) -> bool {
+pub fn replays_anything(run_rows: &[&UiMessage], brief: &str) -> bool {
     // the provider binding does not change whether anything converts
     let any_binding = ProviderBinding {
         provider: String::new(),

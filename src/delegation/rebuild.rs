@@ -53,11 +53,9 @@ use crate::keyed::{KeySet, Keyed};
 use serde_json::{Map, Value};
 
 use super::chain::Run;
-use super::history::{count_chain_reads, objective_from_args, replays_anything, select_chain_rows};
+use super::history::{count_chain_reads, objective_from_args, replays_anything, written_by};
 use super::text::trimmed;
-use super::types::{
-    ChainReads, ChainSelector, RebuildSkip, RebuildSkipReason, RunStatus, SettleStatus,
-};
+use super::types::{ChainReads, RebuildSkip, RebuildSkipReason, RunStatus, SettleStatus};
 use crate::transcript::{iso_to_ms, normalize_agent_name, time_value_to_ms, UiMessage};
 
 /// One run of a rebuilt chain, with everything the replay needs.
@@ -491,10 +489,10 @@ fn build_chains(
     plan: &mut RebuildPlan,
 ) -> Vec<Vec<usize>> {
     // rows indexed once by the call that wrote them, so each run reads only its own
-    let mut rows_by_call: Keyed<Vec<UiMessage>> = Keyed::default();
+    let mut rows_by_call: Keyed<Vec<&UiMessage>> = Keyed::default();
     for row in rows {
         if let Some(call) = row.head().parent_call() {
-            rows_by_call.entry(call, Vec::new).push(row.clone());
+            rows_by_call.entry(call, Vec::new).push(row);
         }
     }
     // members of each chain, chains in the order their first member appears
@@ -534,14 +532,14 @@ fn build_chains(
         let ordered = link_order(calls, &member_calls, clock);
         let mut runs = Vec::new();
         for call in ordered.iter().filter_map(|&i| calls.get(i)) {
-            let run_rows = select_chain_rows(
-                rows_by_call
+            // the rows written during this call (select_chain_rows's filter, done above)
+            let run_rows = written_by(
+                &mut rows_by_call
                     .get(call.tool_call_id.as_str())
-                    .map_or(&[], Vec::as_slice),
-                &ChainSelector {
-                    tool_call_ids: vec![call.tool_call_id.clone()],
-                    agent: call.agent.clone(),
-                },
+                    .map_or(&[][..], Vec::as_slice)
+                    .iter()
+                    .copied(),
+                &call.agent,
             );
             runs.push(RebuiltRun {
                 run: Run::started(

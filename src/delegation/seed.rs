@@ -141,13 +141,9 @@ pub fn seed_delegate_messages(input: &SeedInput) -> Result<SeedResult> {
     }
     let hard_limit = input.hard_limit.floor() as u64;
     let overhead = overhead_of(input)?;
-    let selected;
-    let rows: &[UiMessage] = match &input.chain {
-        Some(chain) => {
-            selected = select_chain_rows(&input.rows, chain);
-            &selected
-        }
-        None => &input.rows,
+    let rows: Vec<&UiMessage> = match &input.chain {
+        Some(chain) => select_chain_rows(&input.rows, chain),
+        None => input.rows.iter().collect(),
     };
     let timestamp = rows
         .first()
@@ -155,7 +151,7 @@ pub fn seed_delegate_messages(input: &SeedInput) -> Result<SeedResult> {
         .and_then(iso_to_ms);
     let mut messages = vec![AgentMessage::user_text(brief, timestamp)];
     messages.extend(
-        rows_to_messages(rows, &input.binding)
+        rows_to_messages(&rows, &input.binding)
             .into_iter()
             .filter(|m| !is_echo_of_brief(m, brief)),
     );

@@ -371,7 +371,7 @@ mod tests {
         );
         // read back: the failed turn is dropped, the call keeps its result
         let back = rows_to_messages(
-            &rows,
+            &rows.iter().collect::<Vec<_>>(),
             &ProviderBinding {
                 provider: "p".into(),
                 model: "m".into(),

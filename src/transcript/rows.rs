@@ -382,7 +382,9 @@ impl<'a> RowHead<'a> {
 
 /// The rows in order with duplicate ids collapsed: the later copy wins, at the first
 /// copy's place. Rows are borrowed.
-pub fn dedupe_rows<'a>(rows: impl IntoIterator<Item = &'a UiMessage>) -> Vec<&'a UiMessage> {
+///
+/// Not generic (one copy for every caller's iterator, issue 17 §7).
+pub fn dedupe_rows<'a>(rows: &mut dyn Iterator<Item = &'a UiMessage>) -> Vec<&'a UiMessage> {
     let mut out: Vec<&UiMessage> = Vec::new();
     let mut at: Keyed<usize> = Keyed::default();
     for row in rows {

@@ -209,14 +209,14 @@ fn tool_result_message(row: &UiMessage, timestamp: Option<f64>) -> ToolResultMes
 /// Duplicate rows collapse ([`dedupe_rows`]); a second tool row with a `toolCallId`
 /// already seen (under another row id) is skipped, so the messages never hold two calls
 /// with one id (providers reject that). `timestamp` is `createdAt` parsed ([`iso_to_ms`]), omitted when unparseable.
-pub fn rows_to_messages(rows: &[UiMessage], binding: &ProviderBinding) -> Vec<AgentMessage> {
+pub fn rows_to_messages(rows: &[&UiMessage], binding: &ProviderBinding) -> Vec<AgentMessage> {
     let mut messages: Vec<AgentMessage> = Vec::new();
     let mut carrier: Option<usize> = None;
     let mut seen_calls = KeySet::default();
     // pi requires a `timestamp` on every message: a row without one takes the last known
     // time (0 before any)
     let mut last_time = 0.0;
-    for row in dedupe_rows(rows) {
+    for row in dedupe_rows(&mut rows.iter().copied()) {
         let time = row
             .created_at
             .as_deref()
@@ -330,7 +330,7 @@ mod tests {
             "rows",
         )
         .unwrap();
-        let ms = rows_to_messages(&rows, &binding());
+        let ms = rows_to_messages(&rows.iter().collect::<Vec<_>>(), &binding());
         let v = serde_json::to_value(&ms).unwrap();
         let roles: Vec<&str> = ms.iter().map(|m| m.role()).collect();
         assert_eq!(

@@ -325,6 +325,7 @@ pub fn chain_rows_to_messages(
 ) -> Result<JsValue, JsValue> {
     let binding: ProviderBinding = from_js(binding, "binding")?;
     let rows = all_rows(&rows, "rows")?;
+    let rows: Vec<&UiMessage> = rows.iter().collect();
     to_js(&crate::transcript::rows_to_messages(&rows, &binding))
 }
 
@@ -365,6 +366,7 @@ pub fn count_chain_reads(
     #[wasm_bindgen(unchecked_param_type = "UiMessage[]")] rows: JsValue,
 ) -> Result<JsValue, JsValue> {
     let (rows, _) = rows_where(&rows, "rows", RowFilter::ReadRows)?;
+    let rows: Vec<&UiMessage> = rows.iter().collect();
     to_js(&core::count_chain_reads(&rows))
 }
 
