@@ -358,6 +358,16 @@ impl<'a> Reader<'a> {
         &mut self,
         mut each: impl FnMut(JsonStr<'a>, &mut Reader<'a>) -> std::result::Result<(), E>,
     ) -> std::result::Result<(), E> {
+        self.object_dyn(&mut each)
+    }
+
+    /// [`Reader::object`]'s walk, one copy per error type (not one per caller's `each`:
+    /// issue 17 §7).
+    #[inline(never)]
+    fn object_dyn<E: From<ScanError>>(
+        &mut self,
+        each: &mut dyn FnMut(JsonStr<'a>, &mut Reader<'a>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
         if self.peek()? != Kind::Object {
             return err(self.i, "expected an object").map_err(E::from);
         }
@@ -392,6 +402,15 @@ impl<'a> Reader<'a> {
     pub fn array<E: From<ScanError>>(
         &mut self,
         mut each: impl FnMut(usize, &mut Reader<'a>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
+        self.array_dyn(&mut each)
+    }
+
+    /// [`Reader::array`]'s walk, one copy per error type.
+    #[inline(never)]
+    fn array_dyn<E: From<ScanError>>(
+        &mut self,
+        each: &mut dyn FnMut(usize, &mut Reader<'a>) -> std::result::Result<(), E>,
     ) -> std::result::Result<(), E> {
         if self.peek()? != Kind::Array {
             return err(self.i, "expected an array").map_err(E::from);
