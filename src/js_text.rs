@@ -74,13 +74,13 @@ pub fn utf16_len(s: &str) -> usize {
 pub fn utf16_prefix(s: &str, max: usize) -> (&str, usize) {
     if s.is_ascii() {
         let n = s.len().min(max);
-        return (&s[..n], n);
+        return (crate::text_at::upto(s, n), n);
     }
     let mut units = 0;
     for (i, c) in s.char_indices() {
         let w = c.len_utf16();
         if units + w > max {
-            return (&s[..i], units);
+            return (crate::text_at::upto(s, i), units);
         }
         units += w;
     }
@@ -216,19 +216,19 @@ fn push_plain(out: &mut String, digits: &str, e: i32, integer_suffix: &str) {
         out.extend(std::iter::repeat_n('0', point as usize - digits.len()));
         out.push_str(integer_suffix);
     } else {
-        out.push_str(&digits[..point as usize]);
+        out.push_str(crate::text_at::upto(digits, point as usize));
         out.push('.');
-        out.push_str(&digits[point as usize..]);
+        out.push_str(crate::text_at::from(digits, point as usize));
     }
 }
 
 /// `d.ddde+x` / `d.ddde-x` (no `.` after a single digit): the exponent form JavaScript
 /// and zmij both write.
 fn push_exponent_form(out: &mut String, digits: &str, e: i32) {
-    out.push_str(&digits[..1]);
+    out.push_str(crate::text_at::upto(digits, 1));
     if digits.len() > 1 {
         out.push('.');
-        out.push_str(&digits[1..]);
+        out.push_str(crate::text_at::from(digits, 1));
     }
     out.push('e');
     out.push(if e >= 0 { '+' } else { '-' });
@@ -299,7 +299,7 @@ fn push_json_string(out: &mut String, s: &str) {
             0..=0x1f => "",
             _ => continue,
         };
-        out.push_str(&s[run..i]);
+        out.push_str(crate::text_at::span(s, run, i));
         if esc.is_empty() {
             out.push_str(&format!("\\u{:04x}", c));
         } else {
@@ -307,7 +307,7 @@ fn push_json_string(out: &mut String, s: &str) {
         }
         run = i + 1;
     }
-    out.push_str(&s[run..]);
+    out.push_str(crate::text_at::from(s, run));
     out.push('"');
 }
 
@@ -402,7 +402,7 @@ pub fn replace_lone_surrogates(text: &str) -> Option<String> {
                         }
                     }
                     if (0xD800..0xE000).contains(&u) {
-                        out.push_str(&text[last..i]);
+                        out.push_str(crate::text_at::span(text, last, i));
                         out.push_str("\\ufffd");
                         last = i + 6;
                         changed = true;
@@ -419,7 +419,7 @@ pub fn replace_lone_surrogates(text: &str) -> Option<String> {
     if !changed {
         return None;
     }
-    out.push_str(&text[last..]);
+    out.push_str(crate::text_at::from(text, last));
     Some(out)
 }
 

@@ -70,7 +70,7 @@ impl<'a> Span<'a> {
     /// A string's characters as written (without the quotes).
     pub fn as_str(&self) -> Option<JsonStr<'a>> {
         (self.kind == Kind::String).then(|| JsonStr {
-            raw: &self.text[1..self.text.len() - 1],
+            raw: crate::text_at::span(self.text, 1, self.text.len() - 1),
             units: self.units,
             escaped: self.escaped,
         })
@@ -279,7 +279,7 @@ impl<'a> Reader<'a> {
         let (end, units, escaped) = self.string_at(start)?;
         self.i = end;
         Ok(JsonStr {
-            raw: &self.text[start + 1..end - 1],
+            raw: crate::text_at::span(self.text, start + 1, end - 1),
             units,
             escaped,
         })
@@ -344,7 +344,7 @@ impl<'a> Reader<'a> {
         self.i = end;
         Ok(Span {
             kind,
-            text: &self.text[start..end],
+            text: crate::text_at::span(self.text, start, end),
             units,
             escaped,
         })
@@ -516,7 +516,7 @@ impl<'a> JsonStr<'a> {
                 },
                 c if c < 0x80 => return false,
                 _ => {
-                    let c = self.raw[i..].chars().next();
+                    let c = crate::text_at::from(self.raw, i).chars().next();
                     match c {
                         Some(c) if js_whitespace::is_js_space(c) => i += c.len_utf8(),
                         _ => return false,
@@ -547,26 +547,26 @@ impl<'a> JsonStr<'a> {
         let mut rest = raw;
         while !rest.is_empty() {
             let plain_len = rest.find('\\').unwrap_or(rest.len());
-            let plain = &rest[..plain_len];
+            let plain = crate::text_at::upto(rest, plain_len);
             let (head, taken) = crate::js_text::utf16_prefix(plain, max - units);
             out.push_str(head);
             units += taken;
             if head.len() < plain.len() {
                 return out;
             }
-            rest = &rest[plain_len..];
+            rest = crate::text_at::from(rest, plain_len);
             if rest.is_empty() {
                 break;
             }
-            let esc = &rest[1..];
+            let esc = crate::text_at::from(rest, 1);
             let hex = |s: &str| s.get(..4).and_then(|h| u32::from_str_radix(h, 16).ok());
             let (c, consumed) = match esc.as_bytes().first() {
-                Some(b'u') => match hex(&esc[1..]) {
+                Some(b'u') => match hex(crate::text_at::from(esc, 1)) {
                     Some(hi) if (0xD800..0xDC00).contains(&hi) => {
                         let lo = esc
                             .get(5..7)
                             .filter(|s| *s == "\\u")
-                            .and_then(|_| hex(&esc[7..]))
+                            .and_then(|_| hex(crate::text_at::from(esc, 7)))
                             .filter(|lo| (0xDC00..0xE000).contains(lo));
                         match lo {
                             Some(lo) => (

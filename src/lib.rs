@@ -107,6 +107,8 @@ pub mod role;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod stop_reason;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod text_at;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod text_table;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod tokens;
@@ -137,6 +139,7 @@ private_modules!(
     parent,
     role,
     stop_reason,
+    text_at,
     text_table,
     tokens,
     transcript,

@@ -22,8 +22,8 @@ pub fn to_lowercase(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for (i, c) in s.char_indices() {
         if c == 'Σ' {
-            let (before, at) = s.split_at(i);
-            let after = at.get(c.len_utf8()..).unwrap_or("");
+            let before = crate::text_at::upto(s, i);
+            let after = crate::text_at::from(s, i + c.len_utf8());
             let word_final =
                 ignorable_then_cased(before.chars().rev()) && !ignorable_then_cased(after.chars());
             out.push(if word_final { 'ς' } else { 'σ' });

@@ -14,15 +14,17 @@ pub fn random_uuid_v4() -> Result<String> {
     })?;
     bytes[6] = (bytes[6] & 0x0f) | 0x40;
     bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    Ok(format!(
-        "{}-{}-{}-{}-{}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..32]
-    ))
+    // 8-4-4-4-12 hex digits
+    let mut id = String::with_capacity(36);
+    for (i, b) in bytes.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            id.push('-');
+        }
+        for nibble in [b >> 4, b & 0x0f] {
+            id.push(char::from(b"0123456789abcdef"[usize::from(nibble)]));
+        }
+    }
+    Ok(id)
 }
 
 #[cfg(test)]

@@ -127,7 +127,11 @@ pub fn select_fallback_model(
     for (i, c) in candidates.iter().enumerate() {
         validate_model(&c.budget_model()).map_err(|e| match e {
             Error::InvalidInput { path, message } => Error::invalid(
-                format!("candidates[{i}]{}", path.trim_start_matches("model")),
+                // validate_model names `model.field`: the candidate is the model here
+                format!(
+                    "candidates[{i}]{}",
+                    path.strip_prefix("model").unwrap_or(&path)
+                ),
                 message,
             ),
             other => other,

@@ -98,7 +98,7 @@ pub fn normalize_agent_name(name: &str) -> String {
         .checked_sub(3)
         .and_then(|cut| base.get(cut..).map(|ext| (cut, ext)))
     {
-        Some((cut, ext)) if ext.eq_ignore_ascii_case(".md") => &base[..cut],
+        Some((cut, ext)) if ext.eq_ignore_ascii_case(".md") => crate::text_at::upto(base, cut),
         _ => base,
     };
     lowercase::to_lowercase(js_whitespace::trim(base))
