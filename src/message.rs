@@ -471,6 +471,27 @@ mod tests {
         serde_json::to_value(&m).unwrap()
     }
 
+    /// The host's own fields keep their order whatever the tag's place: the tag is not
+    /// removed from the map first (serde_json's `preserve_order` removal swaps the last
+    /// entry into its place, which wrote `{"c":3,"a":1,"b":2}` for this user message).
+    #[test]
+    fn host_fields_keep_their_order_when_the_tag_comes_first() {
+        let cases = [
+            (
+                json!({"role": "user", "a": 1, "content": "hi", "b": 2, "c": 3}),
+                r#"{"role":"user","content":"hi","a":1,"b":2,"c":3}"#,
+            ),
+            (
+                json!({"role": "assistant", "content": [{"type": "text", "p": 1, "text": "x", "q": 2, "r": 3}], "a": 1, "b": 2}),
+                r#"{"role":"assistant","content":[{"type":"text","text":"x","p":1,"q":2,"r":3}],"a":1,"b":2}"#,
+            ),
+        ];
+        for (given, written) in cases {
+            let m = AgentMessage::from_value(given, "m").unwrap();
+            assert_eq!(serde_json::to_string(&m).unwrap(), written);
+        }
+    }
+
     /// The text written back: the tag, the known fields in pi's order (each message
     /// given here in another order), then the host's own fields in their order.
     #[test]

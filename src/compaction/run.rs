@@ -118,7 +118,7 @@ impl Settled {
         };
         match fields.get("kind").and_then(Value::as_str) {
             Some("resolved") => Settled::Resolved {
-                value: fields.remove("value").unwrap_or(Value::Null),
+                value: fields.get_mut("value").map_or(Value::Null, Value::take),
             },
             Some("rejected") => Settled::Rejected { reason },
             Some("unreadable") => Settled::Unreadable { reason },

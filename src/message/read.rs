@@ -123,10 +123,17 @@ struct Fields {
 }
 
 impl Fields {
-    fn read(map: Extra, table: &[(&'static str, Ty)]) -> Result<Fields, Bad> {
+    /// The fields of `map` by `table`, the rest in `extra` in their order; `tag` (the
+    /// `role` or `type` already read) is neither. (Not removed from `map` first: with
+    /// serde_json's `preserve_order`, `Map::remove` is a swap removal, which moved the
+    /// last unknown field into the tag's place.)
+    fn read(map: Extra, tag: &str, table: &[(&'static str, Ty)]) -> Result<Fields, Bad> {
         let mut slots: Vec<Slot> = table.iter().map(|_| Slot::Absent).collect();
         let mut extra = Extra::new();
         for (key, v) in map {
+            if key == tag {
+                continue;
+            }
             match table.iter().position(|(name, _)| *name == key) {
                 Some(i) => {
                     slots[i] = slot(v, table[i].1)
@@ -205,7 +212,7 @@ impl Fields {
 /// One content block: an object tagged by `type` (a type this library does not know is
 /// kept whole); the message says which field was bad (`text: invalid type: ...`).
 pub(super) fn block(v: Value) -> Result<ContentBlock, String> {
-    let Value::Object(mut map) = v else {
+    let Value::Object(map) = v else {
         return Err(invalid_type(&v, "a map"));
     };
     let kind = match map.get("type") {
@@ -234,8 +241,7 @@ pub(super) fn block(v: Value) -> Result<ContentBlock, String> {
         ],
         _ => return Ok(ContentBlock::Other(map)),
     };
-    map.remove("type");
-    let mut f = Fields::read(map, table).map_err(|(at, message)| {
+    let mut f = Fields::read(map, "type", table).map_err(|(at, message)| {
         match at.strip_prefix('.').unwrap_or(&at) {
             "" => message,
             at => format!("{at}: {message}"),
@@ -270,7 +276,7 @@ pub(super) fn block(v: Value) -> Result<ContentBlock, String> {
 
 /// A message from its fields and its `role`, read (a role this library does not know is
 /// kept whole).
-pub(super) fn message(role: Role, mut map: Extra) -> Result<super::AgentMessage, Bad> {
+pub(super) fn message(role: Role, map: Extra) -> Result<super::AgentMessage, Bad> {
     use super::AgentMessage as M;
     let table: &[(&str, Ty)] = match role {
         Role::User => &[("content", Ty::Content), ("timestamp", Ty::OptNum)],
@@ -316,8 +322,7 @@ pub(super) fn message(role: Role, mut map: Extra) -> Result<super::AgentMessage,
         ],
         Role::Other => return Ok(M::Other(map)),
     };
-    map.remove("role");
-    let mut f = Fields::read(map, table)?;
+    let mut f = Fields::read(map, "role", table)?;
     Ok(match role {
         Role::User => M::User(UserMessage {
             content: f.content(0),
