@@ -546,7 +546,7 @@ impl<'a> JsonStr<'a> {
         let mut units = 0usize;
         let mut rest = raw;
         while !rest.is_empty() {
-            let plain_len = rest.find('\\').unwrap_or(rest.len());
+            let plain_len = crate::text_at::find_byte(rest, b'\\').unwrap_or(rest.len());
             let plain = crate::text_at::upto(rest, plain_len);
             let (head, taken) = crate::js_text::utf16_prefix(plain, max - units);
             out.push_str(head);

@@ -24,6 +24,19 @@ pub fn upto(s: &str, end: usize) -> &str {
     s.get(..end).unwrap_or("")
 }
 
+/// The first place of the ASCII byte `b` in `s` (a char boundary, as is the next byte).
+#[inline]
+pub fn find_byte(s: &str, b: u8) -> Option<usize> {
+    s.bytes().position(|c| c == b)
+}
+
+/// `s` before and after the first ASCII byte `b` (`str::split_once` with an ASCII char,
+/// without core's char searcher).
+pub fn split_once_byte(s: &str, b: u8) -> Option<(&str, &str)> {
+    let at = find_byte(s, b)?;
+    Some((upto(s, at), from(s, at + 1)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -43,5 +56,13 @@ mod tests {
         assert_eq!(upto(s, 5), "");
         assert_eq!(from(s, 8), "");
         assert_eq!(span(s, 3, 1), "");
+    }
+
+    #[test]
+    fn split_once_byte_is_split_once() {
+        for s in ["a/b", "/b", "a/", "é/€/x", "no", "", "//"] {
+            assert_eq!(split_once_byte(s, b'/'), s.split_once('/'), "{s}");
+            assert_eq!(find_byte(s, b'/'), s.find('/'), "{s}");
+        }
     }
 }

@@ -133,7 +133,7 @@ pub struct ResolvedBinding {
 /// Split a `providerId/modelId` key; `None` unless both parts are non-blank.
 #[inline(never)]
 pub fn split_key(key: &str) -> Option<(&str, &str)> {
-    let (provider, model) = js_whitespace::trim(key).split_once('/')?;
+    let (provider, model) = crate::text_at::split_once_byte(js_whitespace::trim(key), b'/')?;
     let (provider, model) = (js_whitespace::trim(provider), js_whitespace::trim(model));
     (!provider.is_empty() && !model.is_empty()).then_some((provider, model))
 }

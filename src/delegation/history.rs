@@ -112,7 +112,10 @@ pub fn count_chain_reads(rows: &[&UiMessage]) -> ChainReads {
             }
         }
         let lines = match read_result_text(row) {
-            Some(text) if !text.is_empty() => text.split('\n').count() as u64,
+            // the lines of `text.split("\n")`
+            Some(text) if !text.is_empty() => {
+                text.bytes().filter(|&b| b == b'\n').count() as u64 + 1
+            }
             _ => 0,
         };
         reads.lines = reads.lines.saturating_add(lines);

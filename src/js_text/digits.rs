@@ -91,8 +91,15 @@ fn from_exact(x: f64) -> (String, i32) {
         up if take_up => (up, e),
         _ => (cut.to_vec(), e),
     };
-    let digits = String::from_utf8(digits).unwrap_or_default();
-    (digits.trim_end_matches('0').to_string(), first_e)
+    // ASCII digits, without the trailing zeros
+    let kept = digits
+        .iter()
+        .rposition(|&d| d != b'0')
+        .map_or(0, |last| last + 1);
+    (
+        digits.iter().take(kept).map(|&d| char::from(d)).collect(),
+        first_e,
+    )
 }
 
 /// `digits` plus one unit of the last (`99` → `100`).

@@ -35,6 +35,7 @@ impl std::fmt::Display for ParseError {
 /// The one value `text` holds (whitespace around it allowed).
 pub fn parse_value(text: &str) -> Result<Value, ParseError> {
     let mut p = Parser {
+        text,
         b: text.as_bytes(),
         i: 0,
         depth: 0,
@@ -48,6 +49,9 @@ pub fn parse_value(text: &str) -> Result<Value, ParseError> {
 }
 
 struct Parser<'a> {
+    /// The text, and its bytes (`b`): slices are taken of the text, at positions the
+    /// parser found on ASCII bytes, so no UTF-8 check is needed.
+    text: &'a str,
     b: &'a [u8],
     i: usize,
     depth: usize,
@@ -192,7 +196,7 @@ impl Parser<'_> {
             match c {
                 b'"' | b'\\' => {
                     // the bytes before are whole UTF-8 characters (the text is a `str`)
-                    out.push_str(std::str::from_utf8(&self.b[start..self.i]).unwrap_or(""));
+                    out.push_str(crate::text_at::span(self.text, start, self.i));
                     self.i += 1;
                     if c == b'"' {
                         return Ok(out);
@@ -320,9 +324,9 @@ impl Parser<'_> {
                 return self.number_error();
             }
         }
-        let text = std::str::from_utf8(&self.b[start..self.i]).unwrap_or("");
+        let text = crate::text_at::span(self.text, start, self.i);
         if !float {
-            let digits = std::str::from_utf8(&self.b[int_start..int_end]).unwrap_or("");
+            let digits = crate::text_at::span(self.text, int_start, int_end);
             if let Ok(u) = digits.parse::<u64>() {
                 if !negative {
                     return Ok(Value::Number(u.into()));

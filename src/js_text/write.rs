@@ -81,7 +81,7 @@ impl Writer {
         }
         // ASCII digits only
         self.out
-            .push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+            .extend(digits.iter().skip(at).map(|&d| char::from(d)));
     }
 
     #[inline(never)]

@@ -91,7 +91,13 @@ pub fn is_read_only_tool(name: &str) -> bool {
 /// Normalise an agent name: basename, drop `.md`, trim, lower-case, spaces and
 /// underscores → `-` (`Explorer`, `agents/explorer.md` and ` explorer ` are all `explorer`).
 pub fn normalize_agent_name(name: &str) -> String {
-    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    // after the last `/` or `\`
+    let base = crate::text_at::from(
+        name,
+        name.bytes()
+            .rposition(|b| b == b'/' || b == b'\\')
+            .map_or(0, |at| at + 1),
+    );
     let base = js_whitespace::trim(base);
     let base = match base
         .len()
