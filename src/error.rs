@@ -4,6 +4,7 @@
 //! `DelegateContextError`, whose `code` is [`Error::code`] and whose other properties are
 //! [`Error::fields`]. Codes are part of the public API: never rename one.
 
+use crate::text_at::Joined;
 use std::fmt;
 
 /// A value attached to an error as a property of the JS `Error`.
@@ -513,7 +514,7 @@ impl fmt::Display for Field {
         match self {
             Field::Str(s) => f.write_str(s),
             Field::Num(n) => f.write_str(&crate::js_text::rust_display(*n)),
-            Field::List(l) => f.write_str(&l.join(", ")),
+            Field::List(l) => f.write_str(&l.joined(", ")),
         }
     }
 }

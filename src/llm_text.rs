@@ -6,6 +6,7 @@
 //! and words each message's parts with these; [`crate::compaction::request`] builds the
 //! request from the parts.
 
+use crate::text_at::Joined;
 use serde_json::Value;
 
 use crate::js_text::{self, utf16_prefix};
@@ -91,13 +92,13 @@ pub fn assistant_parts(
 ) -> Vec<String> {
     let mut parts = Vec::new();
     if !thinking.is_empty() {
-        parts.push(format!("[Assistant thinking]: {}", thinking.join("\n")));
+        parts.push(format!("[Assistant thinking]: {}", thinking.joined("\n")));
     }
     if let Some(texts) = texts {
-        parts.push(format!("[Assistant]: {}", texts.join("\n")));
+        parts.push(format!("[Assistant]: {}", texts.joined("\n")));
     }
     if !calls.is_empty() {
-        parts.push(format!("[Assistant tool calls]: {}", calls.join("; ")));
+        parts.push(format!("[Assistant tool calls]: {}", calls.joined("; ")));
     }
     parts
 }
@@ -135,7 +136,7 @@ pub fn tool_call_text(name: &str, arguments: Span<'_>) -> String {
             .collect(),
         _ => Vec::new(),
     };
-    format!("{name}({})", args.join(", "))
+    format!("{name}({})", args.joined(", "))
 }
 
 /// The fields of a `bashExecution` besides `command` and `output` that its text shows,

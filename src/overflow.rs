@@ -10,6 +10,7 @@
 //! case-insensitive, non-Unicode expression: ASCII letters fold, `.` stops at line
 //! terminators, `\s` is JavaScript's white space. No regex engine is linked into the wasm.
 
+use crate::text_at::Joined;
 use std::sync::OnceLock;
 
 use crate::js_whitespace::is_js_space;
@@ -226,8 +227,8 @@ fn compiled() -> &'static Compiled {
             .iter()
             .map(|p| Pattern::parse(p))
             .collect(),
-        retryable: Pattern::parse(&RETRYABLE_PATTERNS.join("|")),
-        non_retryable: Pattern::parse(&NON_RETRYABLE_PATTERNS.join("|")),
+        retryable: Pattern::parse(&RETRYABLE_PATTERNS.joined("|")),
+        non_retryable: Pattern::parse(&NON_RETRYABLE_PATTERNS.joined("|")),
     })
 }
 

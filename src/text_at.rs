@@ -5,6 +5,9 @@
 //! `Debug` (and the Unicode printable tables): about 5 KB of the module for a case that
 //! cannot happen here, since every index these take comes from an ASCII delimiter or a
 //! char boundary. These give `""` for a range that is not one, which no caller reaches.
+//!
+//! [`Joined::joined`] is `join` as one small loop: std's `join` is an unchecked copy
+//! loop compiled once per element type.
 
 /// `&s[start..end]`.
 #[inline]
@@ -37,6 +40,26 @@ pub fn split_once_byte(s: &str, b: u8) -> Option<(&str, &str)> {
     Some((upto(s, at), from(s, at + 1)))
 }
 
+/// `parts` joined with `sep` between them (`[T]::join` for text).
+pub trait Joined {
+    /// The parts with `sep` between them.
+    fn joined(&self, sep: &str) -> String;
+}
+
+impl<S: AsRef<str>> Joined for [S] {
+    fn joined(&self, sep: &str) -> String {
+        let len = self.iter().map(|p| p.as_ref().len() + sep.len()).sum::<usize>();
+        let mut out = String::with_capacity(len);
+        for (i, part) in self.iter().enumerate() {
+            if i > 0 {
+                out.push_str(sep);
+            }
+            out.push_str(part.as_ref());
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,6 +79,18 @@ mod tests {
         assert_eq!(upto(s, 5), "");
         assert_eq!(from(s, 8), "");
         assert_eq!(span(s, 3, 1), "");
+    }
+
+    #[test]
+    fn joined_is_join() {
+        let parts = ["a", "", "é€", "b"];
+        for n in 0..=parts.len() {
+            for sep in ["", ", ", "\n"] {
+                assert_eq!(parts[..n].joined(sep), parts[..n].join(sep));
+                let owned: Vec<String> = parts[..n].iter().map(|p| p.to_string()).collect();
+                assert_eq!(owned.joined(sep), owned.join(sep));
+            }
+        }
     }
 
     #[test]

@@ -13,6 +13,7 @@ use super::turn::{DelegateTurnOptions, DelegateTurnOutcome, TurnOutcomeKind};
 use crate::budget::ContextBudget;
 use crate::facts::SummaryMarks;
 use crate::message::{AgentMessage, CompactionSummaryMessage, Extra};
+use crate::text_at::Joined;
 
 /// What pi's history slot says when a split turn has no earlier history.
 pub const NO_PRIOR_HISTORY: &str = "No prior history.";
@@ -134,18 +135,21 @@ pub fn compose_compacted(
 pub fn format_file_operations(read: &[String], modified: &[String]) -> String {
     let mut sections = Vec::new();
     if !read.is_empty() {
-        sections.push(format!("<read-files>\n{}\n</read-files>", read.join("\n")));
+        sections.push(format!(
+            "<read-files>\n{}\n</read-files>",
+            read.joined("\n")
+        ));
     }
     if !modified.is_empty() {
         sections.push(format!(
             "<modified-files>\n{}\n</modified-files>",
-            modified.join("\n")
+            modified.joined("\n")
         ));
     }
     if sections.is_empty() {
         String::new()
     } else {
-        format!("\n\n{}", sections.join("\n\n"))
+        format!("\n\n{}", sections.joined("\n\n"))
     }
 }
 

@@ -17,6 +17,7 @@
 //!   guidance (narrow the task, a larger model, read less at once). A single read larger
 //!   than the window therefore ends the run at that boundary instead of looping.
 
+use crate::text_at::Joined;
 use std::ops::Range;
 
 use super::assess::Assessment;
@@ -168,7 +169,7 @@ fn note_text(
             .collect();
         text.push_str(&format!(
             " Files read or changed in the dropped history: {}",
-            shown.join(", ")
+            shown.joined(", ")
         ));
         if files.len() > NOTE_MAX_FILES {
             text.push_str(&format!(" (+{} more)", files.len() - NOTE_MAX_FILES));

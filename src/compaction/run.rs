@@ -16,6 +16,7 @@
 //! The binding only awaits the host's summarizer, decodes what it settled with into a
 //! [`Settled`], and hands it on; everything here is tested natively.
 
+use crate::text_at::Joined;
 use std::cell::Cell;
 use std::rc::Rc;
 
@@ -162,7 +163,7 @@ fn reply_of_value(value: &Value) -> Reply {
                 .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
                 .filter_map(|b| b.get("text").and_then(Value::as_str))
                 .collect::<Vec<_>>()
-                .join("\n"),
+                .joined("\n"),
         ),
         _ => string("text"),
     };

@@ -11,6 +11,7 @@
 //! - [`run_replays_anything`]: whether a run's rows convert to anything besides an echo
 //!   of the brief (the brief itself is always seeded).
 
+use crate::text_at::Joined;
 use serde_json::{Map, Value};
 
 use super::text::non_blank;
@@ -73,7 +74,7 @@ fn read_result_text(row: &UiMessage) -> Option<String> {
                     .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
                     .filter_map(|block| block.get("text").and_then(Value::as_str))
                     .collect();
-                Some(texts.join("\n"))
+                Some(texts.joined("\n"))
             } else {
                 result
                     .get("text")

@@ -14,6 +14,7 @@
 //! line: line breaks inside it (a `task` used as the label) become single spaces, so a
 //! multi-line brief cannot break the list's format.
 
+use crate::text_at::Joined;
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
@@ -61,7 +62,7 @@ pub fn one_line(s: &str) -> String {
         .map(js_whitespace::trim)
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
-        .join(" ")
+        .joined(" ")
 }
 
 /// The `Files read:` value: the first 8 files, ` (+N more)`, or `none recorded`.
@@ -70,7 +71,7 @@ pub fn files_line(files: &[String]) -> String {
         return "none recorded".into();
     }
     let shown = files.len().min(MAX_RESUMABLE_LISTED_FILES);
-    let mut out = files.get(..shown).unwrap_or_default().join(", ");
+    let mut out = files.get(..shown).unwrap_or_default().joined(", ");
     if files.len() > shown {
         out.push_str(&format!(" (+{} more)", files.len() - shown));
     }
@@ -96,7 +97,7 @@ pub fn format_resumable_list(chains: &[ResumableChain]) -> String {
         ));
         lines.push(format!("  Files read: {}", files_line(&chain.files)));
     }
-    lines.join("\n")
+    lines.joined("\n")
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 use super::limits::MAX_CHAINS_IN_ERROR;
 use super::types::RunStatus;
 use super::types::{ResumableChain, SettleStatus};
+use crate::text_at::Joined;
 
 /// The reusable chains an error lists (clause 4: the unknown-id and no-history errors,
 /// and the agent-mismatch error's "lists available").
@@ -39,7 +40,7 @@ pub fn reusable_listing(reusable: &[ResumableChain]) -> ReusableListing {
         String::new()
     };
     ReusableListing {
-        text: format!("Reusable: {}{more}.", pairs.join(", ")),
+        text: format!("Reusable: {}{more}.", pairs.joined(", ")),
         ids: shown
             .iter()
             .map(|chain| chain.delegation_id.clone())

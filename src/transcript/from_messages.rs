@@ -24,6 +24,7 @@
 //! `timestamp` as an ISO string (a tool row: its call's).
 
 use crate::keyed::{KeySet, Keyed};
+use crate::text_at::Joined;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -171,7 +172,7 @@ fn joined(blocks: &[ContentBlock], pick: impl Fn(&ContentBlock) -> Option<&str>)
         .iter()
         .filter_map(pick)
         .collect::<Vec<_>>()
-        .join("\n")
+        .joined("\n")
 }
 
 /// The row of an assistant message (one turn).
