@@ -48,7 +48,10 @@ pub trait Joined {
 
 impl<S: AsRef<str>> Joined for [S] {
     fn joined(&self, sep: &str) -> String {
-        let len = self.iter().map(|p| p.as_ref().len() + sep.len()).sum::<usize>();
+        let len = self
+            .iter()
+            .map(|p| p.as_ref().len() + sep.len())
+            .sum::<usize>();
         let mut out = String::with_capacity(len);
         for (i, part) in self.iter().enumerate() {
             if i > 0 {

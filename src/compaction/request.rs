@@ -135,11 +135,13 @@ const TASK_CLOSE: &str = "\n</task>\n\n";
 /// pi's `serializeConversation(convertToLlm(messages))` of a context's messages.
 pub fn serialize_facts<'f>(facts: impl IntoIterator<Item = &'f MessageFacts>) -> String {
     let mut out = String::new();
-    for part in facts.into_iter().flat_map(MessageFacts::parts) {
-        if !out.is_empty() {
-            out.push_str("\n\n");
+    for facts in facts {
+        for part in facts.parts() {
+            if !out.is_empty() {
+                out.push_str("\n\n");
+            }
+            out.push_str(&part);
         }
-        out.push_str(&part);
     }
     out
 }

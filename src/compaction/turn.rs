@@ -250,7 +250,7 @@ impl DelegateTurnOutcome {
         for item in &self.messages {
             match item {
                 Item::Kept(run) => {
-                    out.extend(input.get(run.clone()).into_iter().flatten().cloned())
+                    out.extend_from_slice(input.get(run.clone()).unwrap_or_default())
                 }
                 Item::New(m) => out.push(m.as_ref().clone()),
             }

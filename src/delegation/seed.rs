@@ -319,11 +319,11 @@ pub fn truncate_seed(
             pair.restored = true;
         }
     }
-    dropped.tool_call_ids = stripped
-        .into_iter()
-        .filter(|pair| !pair.restored)
-        .flat_map(|pair| pair.ids)
-        .collect();
+    let mut still_dropped = Vec::new();
+    for pair in stripped.into_iter().filter(|pair| !pair.restored) {
+        still_dropped.extend(pair.ids);
+    }
+    dropped.tool_call_ids = still_dropped;
 
     // (a pair put back restores the total exactly: only what stays removed counts)
     let truncated = dropped.messages > 0 || !dropped.tool_call_ids.is_empty();

@@ -126,8 +126,7 @@ pub fn tool_result_blocks(raw: Option<&Value>) -> Vec<ContentBlock> {
             for b in m
                 .get("content")
                 .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
+                .map_or(&[][..], Vec::as_slice)
             {
                 let Value::Object(b) = b else { continue };
                 match (b.get("type").and_then(Value::as_str), b) {

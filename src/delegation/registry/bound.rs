@@ -38,7 +38,11 @@ impl Registry {
                     .map(|(_, key)| key.to_string()),
             );
         }
-        doomed.iter().flat_map(|key| self.drop_chain(key)).collect()
+        let mut evicted = Vec::new();
+        for key in &doomed {
+            evicted.extend(self.drop_chain(key));
+        }
+        evicted
     }
 
     /// The chain `key` leaves the registry with every reverse-map entry. Returns its
