@@ -237,8 +237,9 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
             ops.add_message(f);
             ops.add_summary(f);
         }
-        let (read, modified) = ops.file_lists();
-        read.into_iter().chain(modified).collect::<Vec<_>>()
+        let (mut files, modified) = ops.file_lists();
+        files.extend(modified);
+        files
     };
     // Nothing would be lost: without a fresh summary to place, a context that fits as it
     // is (request overhead included) and holds only messages a degrade could keep is left
@@ -322,8 +323,8 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
             dropped_ops.add_message(&facts[i]);
             dropped_ops.add_summary(&facts[i]);
         }
-        let (dropped_read, dropped_modified) = dropped_ops.file_lists();
-        let dropped_files: Vec<String> = dropped_read.into_iter().chain(dropped_modified).collect();
+        let (mut dropped_files, dropped_modified) = dropped_ops.file_lists();
+        dropped_files.extend(dropped_modified);
         let note = note_text(
             d.model_id,
             d.reason,
