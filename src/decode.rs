@@ -32,11 +32,13 @@ pub fn decode_at<T: Decode>(value: Value, path: &str) -> Result<T> {
 
 /// [`decode_at`] for a borrowed value.
 pub fn decode_value<T: Decode>(value: &Value, path: &str) -> Result<T> {
-    T::decode(value).map_err(|(inner, message)| located(path, inner, message))
+    T::decode(value).map_err(|bad| located(path, bad))
 }
 
+/// `bad` (its inner path and message) as an `INVALID_INPUT` at `path` + its inner path.
+/// Not generic: one copy for every input type.
 #[inline(never)]
-pub(crate) fn located(path: &str, inner: String, message: String) -> Error {
+pub(crate) fn located(path: &str, (inner, message): Bad) -> Error {
     Error::invalid(format!("{path}{inner}"), message)
 }
 

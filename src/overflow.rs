@@ -10,11 +10,11 @@
 //! case-insensitive, non-Unicode expression: ASCII letters fold, `.` stops at line
 //! terminators, `\s` is JavaScript's white space. No regex engine is linked into the wasm.
 
-use crate::text_at::Joined;
 use std::sync::OnceLock;
 
 use crate::js_whitespace::is_js_space;
 use crate::stop_reason::StopReason;
+use crate::text_at::Joined;
 
 /// pi-ai 0.85.1's `OVERFLOW_PATTERNS` (all case-insensitive), each with the provider it
 /// is for (a comment: the module holds the patterns only).

@@ -327,15 +327,15 @@ pub fn truncate_seed(
 
     // (a pair put back restores the total exactly: only what stays removed counts)
     let truncated = dropped.messages > 0 || !dropped.tool_call_ids.is_empty();
-    let mut kept_sizes = Vec::with_capacity(messages.len());
-    let mut kept = Vec::with_capacity(messages.len());
-    for ((message, size), alive) in messages.into_iter().zip(sizes).zip(alive) {
+    let all = messages;
+    let mut kept_sizes = Vec::with_capacity(all.len());
+    let mut messages: Vec<AgentMessage> = Vec::with_capacity(all.len());
+    for ((message, size), alive) in all.into_iter().zip(sizes).zip(alive) {
         if alive {
             kept_sizes.push(size);
-            kept.push(message);
+            messages.push(message);
         }
     }
-    let mut messages: Vec<AgentMessage> = kept;
     // A seed is a new context (the brief first, rows re-derived), truncated or not: the
     // recorded usage of an earlier request does not describe it.
     for message in messages.iter_mut() {

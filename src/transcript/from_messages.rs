@@ -24,7 +24,6 @@
 //! `timestamp` as an ISO string (a tool row: its call's).
 
 use crate::keyed::{KeySet, Keyed};
-use crate::text_at::Joined;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -39,6 +38,7 @@ use crate::js_whitespace;
 use crate::message::{AgentMessage, AssistantMessage, Content, ContentBlock, ToolCallBlock};
 use crate::message::{ToolResultMessage, Usage};
 use crate::stop_reason::StopReason;
+use crate::text_at::Joined;
 
 /// Who writes the rows: a delegate (the Task call's id and its agent: every row carries
 /// them), or the parent (neither: its rows are the parent's own).

@@ -148,10 +148,11 @@ pub fn decode<T: crate::decode::Decode>(value: &JsValue, path: &str) -> Result<T
     T::decode(&v).map_err(|bad| bad_input(path, bad))
 }
 
-/// A decoder's bad value at `path` (not generic: one copy for every input type).
+/// A decoder's bad value at `path`, non-finite numbers named (not generic: one copy for
+/// every input type).
 #[inline(never)]
-fn bad_input(path: &str, (inner, message): crate::decode::Bad) -> Error {
-    non_finite_wording(crate::decode::located(path, inner, message))
+fn bad_input(path: &str, bad: crate::decode::Bad) -> Error {
+    non_finite_wording(crate::decode::located(path, bad))
 }
 
 /// The parsed value of a typed input (not generic: one copy for every input type, issue
