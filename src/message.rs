@@ -11,9 +11,12 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
-use crate::decode::{decode_struct, Bad, Decode};
+use crate::decode::decode_struct;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::decode::{Bad, Decode};
 use crate::error::{Error, Result};
 use crate::role::Role;
+#[cfg(not(target_arch = "wasm32"))]
 use crate::stop_reason::StopReason;
 
 mod read;
@@ -248,11 +251,13 @@ impl AssistantMessage {
     }
 
     /// Its `stopReason`, read.
+    #[cfg(not(target_arch = "wasm32"))] // for the native tests
     pub fn stop(&self) -> Option<StopReason> {
         self.stop_reason.as_deref().map(StopReason::parse)
     }
 
     /// A failed response ([`StopReason::is_failed`]) whose usage is not trusted.
+    #[cfg(not(target_arch = "wasm32"))] // for the native tests
     pub fn is_failed(&self) -> bool {
         self.stop().is_some_and(StopReason::is_failed)
     }
@@ -325,7 +330,9 @@ pub enum AgentMessage {
 }
 
 /// A message, read by [`AgentMessage::from_value`] (its errors in its words, as its
-/// `Deserialize` reports them).
+/// `Deserialize` reports them). Native only: the package reads host messages as
+/// [`crate::facts::MessageFacts`] (one reader), and the module has no copy of this one.
+#[cfg(not(target_arch = "wasm32"))]
 impl Decode for AgentMessage {
     fn decode(v: &Value) -> Result<Self, Bad> {
         AgentMessage::from_value(v.clone(), "message").map_err(|e| (String::new(), e.to_string()))

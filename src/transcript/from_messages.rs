@@ -34,9 +34,12 @@ use super::rows::{RowRole, UiMessage};
 use super::time::ms_to_iso;
 use crate::decode::decode_struct;
 use crate::error::{Error, Result};
+use crate::facts::MessageFacts;
+use crate::js_text::json_stringify;
 use crate::js_whitespace;
-use crate::message::{AgentMessage, AssistantMessage, Content, ContentBlock, ToolCallBlock};
-use crate::message::{ToolResultMessage, Usage};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::message::AgentMessage;
+use crate::role::Role;
 use crate::stop_reason::StopReason;
 use crate::text_at::Joined;
 
@@ -111,8 +114,10 @@ impl RowOwner {
 #[serde(rename_all = "camelCase")]
 pub struct MessagesToRowsInput {
     /// The messages, in order (pi's `AgentMessage`s): a delegate's run from its task on,
-    /// or the parent's session.
-    pub messages: Vec<AgentMessage>,
+    /// or the parent's session. Kept as given: [`rows_of_input`] checks each as the
+    /// message reader does.
+    #[tsify(type = "AgentMessage[]")]
+    pub messages: Vec<Value>,
     #[serde(flatten)]
     pub owner: RowOwner,
     /// Rows of `messages[start..]` only (default 0: all).
@@ -136,9 +141,12 @@ decode_struct!(MessagesToRowsInput "MessagesToRowsInput" {
 } flatten owner);
 
 /// The row of a user message.
-fn user_row(owner: &RowOwner, index: usize, content: &Content, ts: Option<f64>) -> UiMessage {
-    let mut row = base_row(owner, format!("u{index}"), RowRole::User, ts);
-    row.content = content.text("\n");
+fn user_row(owner: &RowOwner, index: usize, m: &Value) -> UiMessage {
+    let mut row = base_row(owner, format!("u{index}"), RowRole::User, number(m, "timestamp"));
+    row.content = match m.get("content") {
+        Some(Value::String(s)) => s.clone(),
+        _ => joined(m, "text", "text"),
+    };
     row
 }
 
@@ -152,56 +160,85 @@ fn base_row(owner: &RowOwner, suffix: String, role: RowRole, ts: Option<f64>) ->
     }
 }
 
-/// pi's usage as a row's `usage` (`{inputTokens, outputTokens, cacheReadTokens,
-/// cacheWriteTokens, totalTokens}`).
-fn row_usage(usage: &Usage) -> Value {
-    let n = |v: Option<f64>| {
-        serde_json::Number::from_f64(v.unwrap_or(0.0)).map_or(Value::Null, Value::Number)
-    };
-    let mut m = Map::new();
-    m.insert("inputTokens".into(), n(usage.input));
-    m.insert("outputTokens".into(), n(usage.output));
-    m.insert("cacheReadTokens".into(), n(usage.cache_read));
-    m.insert("cacheWriteTokens".into(), n(usage.cache_write));
-    m.insert("totalTokens".into(), n(usage.total_tokens));
-    Value::Object(m)
+/// A message's (or block's) field `key` when it is a string.
+fn string<'a>(m: &'a Value, key: &str) -> Option<&'a str> {
+    m.get(key).and_then(Value::as_str)
 }
 
-fn joined(blocks: &[ContentBlock], pick: impl Fn(&ContentBlock) -> Option<&str>) -> String {
-    blocks
+/// A message's field `key` when it is a number.
+fn number(m: &Value, key: &str) -> Option<f64> {
+    m.get(key).and_then(Value::as_f64)
+}
+
+/// A message's content blocks (none when `content` is a string).
+fn blocks(m: &Value) -> &[Value] {
+    m.get("content")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// Field `key` of the blocks of type `kind`, joined by `\n` (pi-ai's
+/// `contentText(content, "\n")` for the text blocks).
+fn joined(m: &Value, kind: &str, key: &str) -> String {
+    blocks(m)
         .iter()
-        .filter_map(pick)
+        .filter(|b| string(b, "type") == Some(kind))
+        .filter_map(|b| string(b, key))
         .collect::<Vec<_>>()
         .joined("\n")
 }
 
-/// The row of an assistant message (one turn).
-fn assistant_row(owner: &RowOwner, index: usize, m: &AssistantMessage) -> UiMessage {
-    let mut row = base_row(owner, format!("a{index}"), RowRole::Assistant, m.timestamp);
-    row.content = joined(&m.content, |b| match b {
-        ContentBlock::Text(t) => Some(t.text.as_str()),
-        _ => None,
-    });
-    let thinking = joined(&m.content, |b| match b {
-        ContentBlock::Thinking(t) => Some(t.thinking.as_str()),
-        _ => None,
-    });
-    row.thinking = (!thinking.is_empty()).then_some(thinking);
-    row.model_id = m.model.clone();
-    row.provider_id = m.provider.clone();
-    row.usage = m.usage.as_ref().map(row_usage);
-    match m
-        .stop()
+/// An assistant's tool calls: `(id, name, arguments)`, in order.
+fn tool_calls(m: &Value) -> impl Iterator<Item = (&str, &str, &Value)> {
+    blocks(m).iter().filter_map(|b| {
+        (string(b, "type") == Some("toolCall"))
+            .then(|| Some((string(b, "id")?, string(b, "name")?, b.get("arguments")?)))
+            .flatten()
+    })
+}
+
+/// An assistant's `stopReason` when it is a failure.
+fn failure(m: &Value) -> Option<StopReason> {
+    string(m, "stopReason")
+        .map(StopReason::parse)
         .filter(|r| r.is_failed())
-        .and_then(StopReason::as_str)
-    {
+}
+
+/// pi's usage as a row's `usage` (`{inputTokens, outputTokens, cacheReadTokens,
+/// cacheWriteTokens, totalTokens}`).
+fn row_usage(usage: &Value) -> Value {
+    let mut m = Map::new();
+    for (from, to) in [
+        ("input", "inputTokens"),
+        ("output", "outputTokens"),
+        ("cacheRead", "cacheReadTokens"),
+        ("cacheWrite", "cacheWriteTokens"),
+        ("totalTokens", "totalTokens"),
+    ] {
+        let n = serde_json::Number::from_f64(number(usage, from).unwrap_or(0.0));
+        m.insert(to.into(), n.map_or(Value::Null, Value::Number));
+    }
+    Value::Object(m)
+}
+
+/// The row of an assistant message (one turn).
+fn assistant_row(owner: &RowOwner, index: usize, m: &Value) -> UiMessage {
+    let mut row = base_row(owner, format!("a{index}"), RowRole::Assistant, number(m, "timestamp"));
+    row.content = joined(m, "text", "text");
+    let thinking = joined(m, "thinking", "thinking");
+    row.thinking = (!thinking.is_empty()).then_some(thinking);
+    row.model_id = string(m, "model").map(str::to_string);
+    row.provider_id = string(m, "provider").map(str::to_string);
+    row.usage = m.get("usage").filter(|u| u.is_object()).map(row_usage);
+    match failure(m).and_then(StopReason::as_str) {
         Some(reason) => {
             row.status = Some(reason.to_string());
-            let text = m
-                .error_message
-                .clone()
+            let text = string(m, "errorMessage")
                 .filter(|e| !js_whitespace::is_blank(e))
-                .unwrap_or_else(|| format!("the request ended with stopReason \"{reason}\""));
+                .map_or_else(
+                    || format!("the request ended with stopReason \"{reason}\""),
+                    str::to_string,
+                );
             row.error = Some(Value::String(text));
         }
         _ => row.status = Some("complete".into()),
@@ -215,7 +252,7 @@ fn tool_row(
     call_id: &str,
     name: &str,
     args: Option<&Value>,
-    result: Option<&ToolResultMessage>,
+    result: Option<&Value>,
     ts: Option<f64>,
 ) -> UiMessage {
     let mut row = base_row(owner, call_id.to_string(), RowRole::Tool, ts);
@@ -225,19 +262,23 @@ fn tool_row(
     match result {
         None => row.tool_status = Some("running".into()),
         Some(r) => {
-            let failed = r.is_error == Some(true);
+            let failed = r.get("isError") == Some(&Value::Bool(true));
             row.tool_status = Some(if failed { "error" } else { "success" }.into());
             row.is_error = Some(failed);
-            let blocks = match &r.content {
-                Content::Text(s) => vec![ContentBlock::text(s.clone())],
-                Content::Blocks(b) => b.clone(),
+            let content = match r.get("content") {
+                // a string is one text block
+                Some(Value::String(s)) => {
+                    let mut text = Map::new();
+                    text.insert("type".into(), "text".into());
+                    text.insert("text".into(), s.as_str().into());
+                    Value::Array(vec![Value::Object(text)])
+                }
+                Some(blocks @ Value::Array(_)) => blocks.clone(),
+                _ => Value::Array(Vec::new()),
             };
             let mut out = Map::new();
-            out.insert(
-                "content".into(),
-                crate::js_text::to_json_value(&blocks).unwrap_or_else(|| Value::Array(Vec::new())),
-            );
-            if let Some(details) = &r.details {
+            out.insert("content".into(), content);
+            if let Some(details) = r.get("details") {
                 out.insert("details".into(), details.clone());
             }
             row.tool_result = Some(Value::Object(out));
@@ -261,25 +302,52 @@ pub fn messages_to_rows(
 
 /// [`messages_to_rows`] over a window of a run whose first message is the run's
 /// `first_index`-th (see [`MessagesToRowsInput::first_index`]).
+#[cfg(not(target_arch = "wasm32"))] // for the native tests
 pub fn messages_to_rows_at(
     messages: &[AgentMessage],
     owner: &RowOwner,
     start: usize,
     first_index: usize,
 ) -> Result<Vec<UiMessage>> {
+    let values: Vec<Value> = messages
+        .iter()
+        .map(|m| crate::js_text::to_json_value(m).unwrap_or(Value::Null))
+        .collect();
+    rows_of_messages(&values, owner, start, first_index)
+}
+
+/// The rows of `input` (`messagesToRows`): each message checked as a host message
+/// (`INVALID_INPUT` at `input.messages[i]`, in the message reader's words), then
+/// [`rows_of_messages`].
+pub fn rows_of_input(input: &MessagesToRowsInput) -> Result<Vec<UiMessage>> {
+    for (i, m) in input.messages.iter().enumerate() {
+        MessageFacts::from_json(&json_stringify(m), &format!("input.messages[{i}]"))?;
+    }
+    rows_of_messages(&input.messages, &input.owner, input.start, input.first_index)
+}
+
+/// [`messages_to_rows`] over messages already checked as host messages (their JSON
+/// values, read for the fields a row keeps).
+fn rows_of_messages(
+    messages: &[Value],
+    owner: &RowOwner,
+    start: usize,
+    first_index: usize,
+) -> Result<Vec<UiMessage>> {
     owner.prefix()?;
+    let role = |m: &Value| Role::parse(string(m, "role").unwrap_or(""));
     // every call of a successful assistant, and every result, by tool call id
-    let mut calls: Keyed<(&ToolCallBlock, Option<f64>)> = Keyed::default();
-    let mut results: Keyed<&ToolResultMessage> = Keyed::default();
+    let mut calls: Keyed<(&str, &Value, Option<f64>)> = Keyed::default();
+    let mut results: Keyed<&Value> = Keyed::default();
     for m in messages {
-        match m {
-            AgentMessage::Assistant(a) if !a.is_failed() => {
-                for c in a.tool_calls() {
-                    calls.entry(c.id.as_str(), || (c, a.timestamp));
+        match role(m) {
+            Role::Assistant if failure(m).is_none() => {
+                for (id, name, args) in tool_calls(m) {
+                    calls.entry(id, || (name, args, number(m, "timestamp")));
                 }
             }
-            AgentMessage::ToolResult(r) => {
-                results.entry(r.tool_call_id.as_str(), || r);
+            Role::ToolResult => {
+                results.entry(string(m, "toolCallId").unwrap_or(""), || m);
             }
             _ => {}
         }
@@ -287,43 +355,33 @@ pub fn messages_to_rows_at(
     let mut rows = Vec::new();
     let mut written = KeySet::default();
     for (index, m) in messages.iter().enumerate().skip(start) {
-        match m {
-            AgentMessage::User(u) => rows.push(user_row(
-                owner,
-                first_index + index,
-                &u.content,
-                u.timestamp,
-            )),
-            AgentMessage::Assistant(a) => {
-                rows.push(assistant_row(owner, first_index + index, a));
-                if a.is_failed() {
+        match role(m) {
+            Role::User => rows.push(user_row(owner, first_index + index, m)),
+            Role::Assistant => {
+                rows.push(assistant_row(owner, first_index + index, m));
+                if failure(m).is_some() {
                     continue;
                 }
-                for c in a.tool_calls() {
-                    if c.id.is_empty() || owner.skips(&c.name) || !written.insert(c.id.as_str()) {
+                let ts = number(m, "timestamp");
+                for (id, name, args) in tool_calls(m) {
+                    if id.is_empty() || owner.skips(name) || !written.insert(id) {
                         continue;
                     }
-                    let result = results.get(c.id.as_str()).copied();
-                    rows.push(tool_row(
-                        owner,
-                        &c.id,
-                        &c.name,
-                        Some(&c.arguments),
-                        result,
-                        a.timestamp,
-                    ));
+                    let result = results.get(id).copied();
+                    rows.push(tool_row(owner, id, name, Some(args), result, ts));
                 }
             }
-            AgentMessage::ToolResult(r) => {
-                let id = r.tool_call_id.as_str();
-                if id.is_empty() || owner.skips(&r.tool_name) || !written.insert(id) {
+            Role::ToolResult => {
+                let id = string(m, "toolCallId").unwrap_or("");
+                let tool_name = string(m, "toolName").unwrap_or("");
+                if id.is_empty() || owner.skips(tool_name) || !written.insert(id) {
                     continue;
                 }
                 let (name, args, ts) = match calls.get(id) {
-                    Some((c, ts)) => (c.name.as_str(), Some(&c.arguments), *ts),
-                    None => (r.tool_name.as_str(), None, r.timestamp),
+                    Some((name, args, ts)) => (*name, Some(*args), *ts),
+                    None => (tool_name, None, number(m, "timestamp")),
                 };
-                rows.push(tool_row(owner, id, name, args, Some(r), ts));
+                rows.push(tool_row(owner, id, name, args, Some(m), ts));
             }
             _ => {}
         }
@@ -382,6 +440,42 @@ mod tests {
         );
         let roles: Vec<&str> = back.iter().map(|m| m.role()).collect();
         assert_eq!(roles, ["user", "assistant", "toolResult", "assistant"]);
+    }
+
+    #[test]
+    fn the_input_s_messages_are_read_as_host_messages_and_a_bad_one_is_named() {
+        let input = |messages: Value| MessagesToRowsInput {
+            messages: messages.as_array().cloned().unwrap_or_default(),
+            owner: owner(),
+            start: 0,
+            first_index: 0,
+        };
+        let bad = input(json!([
+            {"role": "user", "content": "hi"},
+            {"role": "toolResult", "toolCallId": "c", "toolName": "read", "content": [{"type": "text", "text": 5}]},
+        ]));
+        match rows_of_input(&bad) {
+            Err(Error::InvalidInput { path, message }) => {
+                assert_eq!(path, "input.messages[1].content");
+                assert!(message.contains("[0]: text: invalid type: a number, expected a string"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let refused = rows_of_input(&input(json!([5]))).unwrap_err();
+        assert!(refused.to_string().contains("input.messages[0]"), "{refused}");
+        // the rows of the same messages, typed or as the host gives them, are the same
+        let given = json!([
+            {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "image", "data": "x", "mimeType": "image/png"}, {"type": "text", "text": "b"}], "timestamp": 5},
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a"}}],
+             "usage": {"input": 1, "output": 2, "cacheRead": 3, "cacheWrite": 4, "totalTokens": 10}, "stopReason": "toolUse", "timestamp": 6},
+            {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": "text", "details": null, "isError": false},
+            {"role": "assistant", "content": [{"type": "text", "text": "  "}], "stopReason": "aborted", "errorMessage": " "},
+        ]);
+        let rows = rows_of_input(&input(given.clone())).unwrap();
+        assert_eq!(rows, messages_to_rows(&messages(given), &owner(), 0).unwrap());
+        assert_eq!(rows[0].content, "a\nb");
+        assert_eq!(rows[2].tool_result, Some(json!({"content": [{"type": "text", "text": "text"}], "details": null})));
+        assert_eq!(rows[3].error, Some(json!("the request ended with stopReason \"aborted\"")));
     }
 
     #[test]

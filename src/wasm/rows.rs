@@ -9,7 +9,7 @@ use super::convert::{from_js, throw, to_js};
 use crate::delegation::{
     task_row_refused, task_row_settle, task_row_start, TaskRowRefused, TaskRowSettle, TaskRowStart,
 };
-use crate::transcript::{messages_to_rows_at, MessagesToRowsInput};
+use crate::transcript::{rows_of_input, MessagesToRowsInput};
 
 /// The rows to persist for pi messages (host-contract §6): a `user` row per user
 /// message, one `assistant` row per turn (text, thinking, model, usage; a failed one as an
@@ -31,12 +31,7 @@ pub fn messages_to_rows_js(
     #[wasm_bindgen(unchecked_param_type = "MessagesToRowsInput")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
     let input: MessagesToRowsInput = from_js(input, "input")?;
-    to_js(&throw(messages_to_rows_at(
-        &input.messages,
-        &input.owner,
-        input.start,
-        input.first_index,
-    ))?)
+    to_js(&throw(rows_of_input(&input))?)
 }
 
 /// The Task row when a run starts (`id == toolCallId`, `details.status: "running"`,
