@@ -493,10 +493,15 @@ macro_rules! decode_struct {
                     $crate::decode::decode_struct!(@extra $($flat)?),
                 )?;
                 $(let $flat = $crate::decode::decode_struct!(@flat $flat $how);)?
-                // every required slot is full (read_struct checked)
+                // every required slot is full (read_struct checked), so the second arm is
+                // never taken: it forgets the slots rather than drop them, which keeps the
+                // drop of every field of the struct out of the module (issue 17 §7)
                 match ($($crate::decode::decode_struct!(@take $field, $kind $($e)?),)*) {
                     ($(Some($field),)*) => Ok($ty { $($field,)* $($flat,)? }),
-                    _ => Err($crate::decode::invalid_type(v, $name)),
+                    slots => {
+                        std::mem::forget(slots);
+                        Err($crate::decode::invalid_type(v, $name))
+                    }
                 }
             }
         }
