@@ -318,7 +318,7 @@ pub fn messages_to_rows_at(
 
 /// The rows of `input` (`messagesToRows`): each message checked as a host message
 /// (`INVALID_INPUT` at `input.messages[i]`, in the message reader's words), then
-/// [`rows_of_messages`].
+/// `rows_of_messages`.
 pub fn rows_of_input(input: &MessagesToRowsInput) -> Result<Vec<UiMessage>> {
     for (i, m) in input.messages.iter().enumerate() {
         MessageFacts::from_json(&json_stringify(m), &format!("input.messages[{i}]"))?;
