@@ -16,6 +16,7 @@
 //! count that one unit, and a text the library writes from such a value (a summary
 //! request's text) shows U+FFFD. Host messages come back as the host's own objects.
 
+use crate::text_at::Owned;
 use serde_json::Value;
 
 mod digits;
@@ -149,15 +150,15 @@ pub fn json_string_len(s: &str) -> usize {
 /// ECMAScript `Number::toString(x)` for a finite `x` (radix 10).
 pub fn js_number_to_string(x: f64) -> String {
     if x == 0.0 {
-        return "0".into(); // also -0
+        return "0".owned(); // also -0
     }
     if !x.is_finite() {
         return if x.is_nan() {
-            "NaN".into()
+            "NaN".owned()
         } else if x > 0.0 {
-            "Infinity".into()
+            "Infinity".owned()
         } else {
-            "-Infinity".into()
+            "-Infinity".owned()
         };
     }
     let (digits, e) = shortest_digits(x);
@@ -180,7 +181,7 @@ pub fn js_number_to_string(x: f64) -> String {
 /// out as zmij does: fixed notation for exponents -5 to 15.
 pub fn serde_json_float_text(x: f64) -> String {
     if x.is_nan() {
-        return "NaN".into();
+        return "NaN".owned();
     }
     if x.is_infinite() {
         return if x > 0.0 { "inf" } else { "-inf" }.into();

@@ -10,6 +10,7 @@
 //! depth (tool arguments, `details`, unknown host fields) are skipped with a depth count,
 //! not recursion. Malformed text is an error, never a panic.
 
+use crate::text_at::Owned;
 use crate::js_whitespace;
 
 /// The kind of a JSON value.
@@ -538,9 +539,9 @@ impl<'a> JsonStr<'a> {
         let raw = self.raw;
         if !self.escaped {
             if self.units <= max {
-                return raw.to_string();
+                return raw.owned();
             }
-            return crate::js_text::utf16_prefix(raw, max).0.to_string();
+            return crate::js_text::utf16_prefix(raw, max).0.owned();
         }
         let mut out = String::with_capacity(raw.len().min(max.saturating_mul(3)));
         let mut units = 0usize;

@@ -6,6 +6,7 @@
 //! and words each message's parts with these; [`crate::compaction::request`] builds the
 //! request from the parts.
 
+use crate::text_at::Owned;
 use serde_json::Value;
 
 use crate::js_text::{self, utf16_prefix};
@@ -43,7 +44,7 @@ impl Truncation<'_> {
     /// The text cut to `max` units with pi's marker.
     pub fn replace_max(&self, max: usize) -> String {
         if self.units <= max {
-            return self.text.to_string();
+            return self.text.owned();
         }
         let (head, _) = utf16_prefix(self.text, max);
         format!(
@@ -169,7 +170,7 @@ pub fn bash_execution_text(command: &str, output: &str, f: &BashStatus<'_>) -> S
             }
             Some(Value::String(s)) => Some(s),
             Some(Value::Bool(b)) => Some(b.to_string()),
-            Some(_) => Some("[object Object]".to_string()),
+            Some(_) => Some("[object Object]".owned()),
         };
         if let Some(c) = shown {
             text.push_str(&format!("\n\nCommand exited with code {c}"));

@@ -10,6 +10,7 @@
 //!   raw response for old rows. Order stays user → assistant (with tool calls) → tool
 //!   results with matching ids.
 
+use crate::text_at::Owned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tsify::Tsify;
@@ -70,10 +71,10 @@ pub fn subagent_result_for_parent(raw: &str) -> ParentReport {
     match crate::js_text::parse_json(raw) {
         Ok(v) => match report_of_result_json(&v) {
             Some(text) => ParentReport { text, extracted: true, warning: None },
-            None => ParentReport { text: raw.to_string(), extracted: false, warning: None },
+            None => ParentReport { text: raw.owned(), extracted: false, warning: None },
         },
         Err(e) => ParentReport {
-            text: raw.to_string(),
+            text: raw.owned(),
             extracted: false,
             warning: Some(ContextWarning {
                 code: UNPARSEABLE_SUBAGENT_RESULT.into(),
@@ -168,10 +169,10 @@ fn session_binding(rows: &[UiMessage]) -> ProviderBinding {
     ProviderBinding {
         provider: last
             .and_then(|r| r.provider_id.clone())
-            .unwrap_or_else(|| "unknown".into()),
+            .unwrap_or_else(|| "unknown".owned()),
         model: last
             .and_then(|r| r.model_id.clone())
-            .unwrap_or_else(|| "unknown".into()),
+            .unwrap_or_else(|| "unknown".owned()),
         api: None,
         thinking_signature: None,
     }

@@ -63,6 +63,22 @@ impl<S: AsRef<str>> Joined for [S] {
     }
 }
 
+/// A string slice as an owned `String`, out of line: one copy of the allocation and the
+/// byte copy for the module's call sites, not one inlined at each (issue 17 §7).
+pub trait Owned {
+    /// `self.to_string()`.
+    fn owned(&self) -> String;
+}
+
+impl Owned for str {
+    #[inline(never)]
+    fn owned(&self) -> String {
+        let mut s = String::with_capacity(self.len());
+        s.push_str(self);
+        s
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

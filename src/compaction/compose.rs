@@ -5,6 +5,7 @@
 //! recorded usage described the old context) and checked against hardLimit; the caller
 //! degrades (clause 4, [`super::degrade`]) when it does not fit.
 
+use crate::text_at::Owned;
 use super::assess::Assessment;
 use super::context::{DelegateContext, Item};
 use super::file_ops::FileOps;
@@ -41,7 +42,7 @@ pub fn summary_message(
     marks: &SummaryMarks,
 ) -> AgentMessage {
     let mut extra = Extra::new();
-    extra.insert("details".into(), marks.to_details());
+    extra.insert("details".owned(), marks.to_details());
     AgentMessage::CompactionSummary(CompactionSummaryMessage {
         summary,
         tokens_before: Some(tokens_before as f64),
@@ -166,7 +167,7 @@ pub fn combine_summary(
             "{}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix}",
             history.unwrap_or(NO_PRIOR_HISTORY)
         ),
-        None => history.unwrap_or("").to_string(),
+        None => history.unwrap_or("").owned(),
     };
     summary.push_str(&format_file_operations(read, modified));
     summary

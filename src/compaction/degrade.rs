@@ -17,6 +17,7 @@
 //!   guidance (narrow the task, a larger model, read less at once). A single read larger
 //!   than the window therefore ends the run at that boundary instead of looping.
 
+use crate::text_at::Owned;
 use std::ops::Range;
 
 use super::assess::Assessment;
@@ -200,7 +201,7 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
         // in the provider's terms when usage calibrated the limit
         let scale = d.budget.hard_limit as f64 / limit.max(1) as f64;
         Error::SubagentContextOverflow {
-            model_id: d.model_id.to_string(),
+            model_id: d.model_id.owned(),
             tokens: Some(((tokens as f64) * scale).ceil() as u64),
             hard_limit: Some(d.budget.hard_limit),
         }

@@ -9,6 +9,7 @@
 //! does (the ones this library writes carry them), they seed `fileOps` exactly as pi's
 //! entry would; otherwise `fileOps` come from the messages alone.
 
+use crate::text_at::Owned;
 use serde::Serialize;
 use tsify::Tsify;
 
@@ -26,7 +27,7 @@ pub struct FileOps {
 
 fn add_unique(set: &mut Vec<String>, v: &str) {
     if !set.iter().any(|x| x == v) {
-        set.push(v.to_string());
+        set.push(v.owned());
     }
 }
 

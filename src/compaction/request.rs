@@ -14,6 +14,7 @@
 //! a previous summary may use at most half of the space. A request that cannot fit even
 //! empty is not built (the caller degrades).
 
+use crate::text_at::Owned;
 use super::context::DelegateContext;
 use super::plan::CompactionPlan;
 use super::turn::{DegradeReason, DelegateTurnOptions, SummaryKind, SummaryRequest};
@@ -204,7 +205,7 @@ pub fn summary_max_tokens(kind: SummaryKind, reserve_tokens: f64, model_max_toke
 fn cut_marked(text: &str, max: usize) -> String {
     let len = utf16_len(text);
     if len <= max {
-        return text.to_string();
+        return text.owned();
     }
     let marker = |n: usize| format!("\n\n[... {n} more characters cut to fit the summary request]");
     let room = max.saturating_sub(utf16_len(&marker(len)));
@@ -212,7 +213,7 @@ fn cut_marked(text: &str, max: usize) -> String {
     let out = format!("{head}{}", marker(len - kept));
     // the marker alone may be longer than `max`
     let (h, _) = utf16_prefix(&out, max);
-    h.to_string()
+    h.owned()
 }
 
 fn push_joined<'p>(out: &mut String, parts: impl Iterator<Item = &'p str>) {
@@ -317,12 +318,12 @@ pub fn build_summary_request(spec: &SummaryRequestSpec<'_>) -> Option<SummaryReq
     let (max_tokens, limit) = spec.limits()?;
     let previous = spec.previous_summary.filter(|s| !s.is_empty());
     let base = match spec.kind {
-        SummaryKind::TurnPrefix => TURN_PREFIX_SUMMARIZATION_PROMPT.to_string(),
+        SummaryKind::TurnPrefix => TURN_PREFIX_SUMMARIZATION_PROMPT.owned(),
         SummaryKind::History => {
             let mut b = if previous.is_some() {
-                UPDATE_SUMMARIZATION_PROMPT.to_string()
+                UPDATE_SUMMARIZATION_PROMPT.owned()
             } else {
-                SUMMARIZATION_PROMPT.to_string()
+                SUMMARIZATION_PROMPT.owned()
             };
             if let Some(ci) = spec.custom_instructions.filter(|s| !s.is_empty()) {
                 b = format!("{b}\n\nAdditional focus: {ci}");
@@ -346,7 +347,7 @@ pub fn build_summary_request(spec: &SummaryRequestSpec<'_>) -> Option<SummaryReq
                 bounded = true;
                 Some(cut_marked(p, half.saturating_sub(prev_wrap)))
             } else {
-                Some(p.to_string())
+                Some(p.owned())
             }
         }
         _ => None,
@@ -390,7 +391,7 @@ pub fn build_summary_request(spec: &SummaryRequestSpec<'_>) -> Option<SummaryReq
     }
     Some(SummaryRequest {
         kind: spec.kind,
-        system_prompt: SUMMARIZATION_SYSTEM_PROMPT.to_string(),
+        system_prompt: SUMMARIZATION_SYSTEM_PROMPT.owned(),
         messages: vec![AgentMessage::user_text(prompt, Some(spec.now))],
         max_tokens,
         estimated_input_tokens,

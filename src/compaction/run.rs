@@ -16,6 +16,7 @@
 //! The binding only awaits the host's summarizer, decodes what it settled with into a
 //! [`Settled`], and hands it on; everything here is tested natively.
 
+use crate::text_at::Owned;
 use std::cell::Cell;
 use std::rc::Rc;
 
@@ -110,7 +111,7 @@ impl Settled {
     pub fn from_value(value: Value) -> Settled {
         let Value::Object(mut fields) = value else {
             return Settled::Unreadable {
-                reason: "the summary request settled with no object".into(),
+                reason: "the summary request settled with no object".owned(),
             };
         };
         let reason = match fields.get("reason") {
@@ -125,7 +126,7 @@ impl Settled {
             Some("unreadable") => Settled::Unreadable { reason },
             Some("aborted") => Settled::Aborted,
             _ => Settled::Unreadable {
-                reason: "the summary request settled with no kind".into(),
+                reason: "the summary request settled with no kind".owned(),
             },
         }
     }

@@ -24,6 +24,7 @@
 //! including an `AbortError` the host's own request raised: only the run's own signals
 //! (or the Agent's) abort the run, and the driver reports those as [`Reply::RunAborted`].
 
+use crate::text_at::Owned;
 use super::assess::{assess, Assessment};
 use super::compose::{compose_compacted, summary_cannot_help};
 use super::context::DelegateContext;
@@ -101,7 +102,7 @@ impl Reply {
             Reply::Rejected(message) => return Err(NoSummary::Failed(message)),
             Reply::Unreadable => {
                 return Err(NoSummary::Failed(
-                    "summarize resolved with neither text nor an assistant message".into(),
+                    "summarize resolved with neither text nor an assistant message".owned(),
                 ))
             }
             Reply::RunAborted => return Err(NoSummary::RunAborted),
@@ -118,8 +119,8 @@ impl Reply {
 #[inline(never)]
 fn missing(kind: Option<SummaryKind>) -> String {
     match kind {
-        Some(SummaryKind::TurnPrefix) => "the turn prefix summary is missing or empty".into(),
-        _ => "the history summary is missing or empty".into(),
+        Some(SummaryKind::TurnPrefix) => "the turn prefix summary is missing or empty".owned(),
+        _ => "the history summary is missing or empty".owned(),
     }
 }
 
@@ -236,7 +237,7 @@ impl Turn {
         Ok(Turn {
             decision: decide(ctx, budget, options)?,
             budget: *budget,
-            model_id: model_id.to_string(),
+            model_id: model_id.owned(),
             options: options.clone(),
             texts: Vec::new(),
             failure: None,
@@ -409,7 +410,7 @@ pub fn complete_turn(
         Next::Done(out) => Ok(out),
         // every request was answered (or the answer failed): `next` cannot ask again
         Next::Summarize(_) => Err(Error::InvalidState {
-            message: "a summary answer is missing".into(),
+            message: "a summary answer is missing".owned(),
         }),
     }
 }

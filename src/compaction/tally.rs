@@ -4,6 +4,7 @@
 //! the parent receives: the delegate's final report, with a notice in front when the run
 //! lost history.
 
+use crate::text_at::Owned;
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
@@ -124,7 +125,7 @@ pub fn report_for_parent(input: &ReportInput) -> ParentBoundReport {
         .map(|m| format!(" of model \"{m}\""))
         .unwrap_or_default();
     let lost = match run.dropped_messages {
-        0 => "part of its working history".to_string(),
+        0 => "part of its working history".owned(),
         1 => format!(
             "part of its working history (1 earlier message, about {} tokens)",
             run.dropped_tokens

@@ -18,6 +18,7 @@
 //! 3. otherwise the binding the definition resolves to now, with `modelChangedFrom` set to
 //!    the recorded model id when the run does not continue on the recorded binding.
 
+use crate::text_at::Owned;
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
@@ -51,7 +52,7 @@ impl ModelBinding {
             self.key
                 .as_deref()
                 .and_then(split_key)
-                .map(|(_, model)| model.to_string())
+                .map(|(_, model)| model.owned())
         })
     }
 
@@ -180,7 +181,7 @@ pub fn resolve_resume_binding(candidates: &BindingCandidates) -> Result<Resolved
         recorded_key
             .as_deref()
             .and_then(split_key)
-            .map(|(_, model)| model.to_string())
+            .map(|(_, model)| model.owned())
     });
     if let Some(key) = &recorded_key {
         if candidates

@@ -11,6 +11,7 @@
 //!   convert to nothing but an echo of the brief, or no brief was recorded) is not
 //!   reusable either.
 
+use crate::text_at::Owned;
 use super::binding::ModelBinding;
 use super::limits::MAX_RESUMABLE_READ_LINES;
 use super::types::{ChainInfo, ChainReads, ResumableChain, RunStatus};
@@ -144,7 +145,7 @@ impl Chain {
     pub fn listing_entry(&self) -> ResumableChain {
         ResumableChain {
             agent: self.agent.clone(),
-            delegation_id: self.latest_id().to_string(),
+            delegation_id: self.latest_id().owned(),
             objective: self.objective.clone(),
             files: self.reads.files.clone(),
             read_lines: self.reads.lines,
@@ -162,7 +163,7 @@ impl Chain {
                 .map(|run| run.delegation_id.clone())
                 .collect(),
             tool_call_ids: self.tool_call_ids(),
-            latest_delegation_id: self.latest_id().to_string(),
+            latest_delegation_id: self.latest_id().owned(),
             status: self.status(),
             brief: self.brief.clone(),
             objective: self.objective.clone(),

@@ -5,6 +5,7 @@
 //! "resumed" marking. Rows are selected like [`select_chain_rows`] (duplicates
 //! collapsed, later copy wins). The registry's `chain_conversation` finds the chain.
 
+use crate::text_at::Owned;
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
@@ -90,7 +91,7 @@ pub(crate) fn conversation_of(chain: &Chain, rows: &[UiMessage]) -> ChainConvers
         .collect();
     ChainConversation {
         agent: chain.agent.clone(),
-        latest_delegation_id: chain.latest_id().to_string(),
+        latest_delegation_id: chain.latest_id().owned(),
         turns,
     }
 }

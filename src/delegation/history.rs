@@ -11,6 +11,7 @@
 //! - [`run_replays_anything`]: whether a run's rows convert to anything besides an echo
 //!   of the brief (the brief itself is always seeded).
 
+use crate::text_at::Owned;
 use serde_json::{Map, Value};
 
 use super::text::non_blank;
@@ -151,8 +152,8 @@ pub fn run_replays_anything(
     let run_rows = select_chain_rows(
         rows,
         &ChainSelector {
-            tool_call_ids: vec![tool_call_id.to_string()],
-            agent: agent.to_string(),
+            tool_call_ids: vec![tool_call_id.owned()],
+            agent: agent.owned(),
         },
     );
     replays_anything(&run_rows, brief)

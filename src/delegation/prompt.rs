@@ -14,6 +14,7 @@
 //! line: line breaks inside it (a `task` used as the label) become single spaces, so a
 //! multi-line brief cannot break the list's format.
 
+use crate::text_at::Owned;
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
@@ -43,7 +44,7 @@ pub struct ResumeParameterSchema {
 /// The `resume` parameter's schema, to put in the host's Task tool schema as it is.
 pub fn resume_parameter_schema() -> ResumeParameterSchema {
     ResumeParameterSchema {
-        kind: "string".into(),
+        kind: "string".owned(),
         description: RESUME_PARAMETER_DESCRIPTION.into(),
     }
 }
@@ -56,7 +57,7 @@ pub const RESUMABLE_LIST_HEADER: &str = "Reusable subagent sessions (same conver
 pub fn one_line(s: &str) -> String {
     let s = js_whitespace::trim(s);
     if !s.contains(['\n', '\r']) {
-        return s.to_string();
+        return s.owned();
     }
     s.split(['\n', '\r'])
         .map(js_whitespace::trim)
@@ -68,7 +69,7 @@ pub fn one_line(s: &str) -> String {
 /// The `Files read:` value: the first 8 files, ` (+N more)`, or `none recorded`.
 pub fn files_line(files: &[String]) -> String {
     if files.is_empty() {
-        return "none recorded".into();
+        return "none recorded".owned();
     }
     let shown = files.len().min(MAX_RESUMABLE_LISTED_FILES);
     let mut out = files.get(..shown).unwrap_or_default().joined(", ");
@@ -83,11 +84,11 @@ pub fn format_resumable_list(chains: &[ResumableChain]) -> String {
     if chains.is_empty() {
         return String::new();
     }
-    let mut lines = vec![RESUMABLE_LIST_HEADER.to_string()];
+    let mut lines = vec![RESUMABLE_LIST_HEADER.owned()];
     for chain in chains {
         let objective = one_line(&chain.objective);
         let objective = if objective.is_empty() {
-            "(no label)".to_string()
+            "(no label)".owned()
         } else {
             objective
         };

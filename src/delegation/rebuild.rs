@@ -48,6 +48,7 @@
 //! was still working (it becomes `interrupted`), and a `NO_HISTORY` answer the host never
 //! wrote down as a rejected Task row.
 
+use crate::text_at::Owned;
 use crate::keyed::{KeySet, Keyed};
 
 use serde_json::{Map, Value};
@@ -263,7 +264,7 @@ fn read_calls(
         let mut skip = |reason| {
             plan.skips.push(RebuildSkip {
                 index: last_index,
-                tool_call_id: id.to_string(),
+                tool_call_id: id.owned(),
                 reason,
             })
         };
@@ -279,7 +280,7 @@ fn read_calls(
                         ms: created_ms(row),
                         pos: last_index,
                     },
-                    resume: resume.to_string(),
+                    resume: resume.owned(),
                 });
             }
             skip(RebuildSkipReason::NoDelegationId);
@@ -298,13 +299,13 @@ fn read_calls(
             continue;
         }
         calls.push(Call {
-            tool_call_id: id.to_string(),
-            delegation_id: delegation_id.to_string(),
+            tool_call_id: id.owned(),
+            delegation_id: delegation_id.owned(),
             agent,
             resume: str_at(args.as_ref(), "resume").map(str::to_string),
             task: str_at(args.as_ref(), "task")
                 .unwrap_or_default()
-                .to_string(),
+                .owned(),
             description: str_at(args.as_ref(), "description").map(str::to_string),
             objective: args.as_ref().map(objective_from_args).unwrap_or_default(),
             model_id: str_at(details, "modelId").map(str::to_string),

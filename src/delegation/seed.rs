@@ -26,6 +26,7 @@
 //! the first turn boundary compact at once, against clause 7's "a resume starts below
 //! hardLimit".
 
+use crate::text_at::Owned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tsify::Tsify;
@@ -243,7 +244,7 @@ pub fn truncate_seed(
             carrier
                 .content
                 .retain(|block| !matches!(block, ContentBlock::ToolCall(_)));
-            carrier.stop_reason = Some("stop".into());
+            carrier.stop_reason = Some("stop".owned());
             keep_carrier = !carrier.content.is_empty();
         }
         let original_size = sizes[at];

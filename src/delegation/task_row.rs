@@ -20,6 +20,7 @@
 //!   `details.error` holds the code and no `delegationId` (the rebuild skips it, and a
 //!   `NO_HISTORY` refusal drops the chain it named, as it did live).
 
+use crate::text_at::Owned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tsify::Tsify;
@@ -258,9 +259,9 @@ fn task_row(tool_call_id: &str, args: &TaskArgs, created_at: String) -> UiMessag
     UiMessage {
         created_at: Some(created_at),
         tool_name: Some(TASK_TOOL_NAME.into()),
-        tool_call_id: Some(tool_call_id.to_string()),
+        tool_call_id: Some(tool_call_id.owned()),
         tool_args: Some(args_value(args)),
-        ..UiMessage::new(tool_call_id.to_string(), RowRole::Tool)
+        ..UiMessage::new(tool_call_id.owned(), RowRole::Tool)
     }
 }
 
@@ -268,12 +269,12 @@ fn with_details(details: &TaskDetails, content: Option<&str>) -> Value {
     let mut out = Map::new();
     if let Some(text) = content {
         out.insert(
-            "content".into(),
+            "content".owned(),
             serde_json::json!([{"type": "text", "text": text}]),
         );
     }
     out.insert(
-        "details".into(),
+        "details".owned(),
         crate::js_text::to_json_value(details).unwrap_or(Value::Null),
     );
     Value::Object(out)
@@ -288,7 +289,7 @@ pub fn task_row_start(input: &TaskRowStart) -> Result<UiMessage> {
         agent: s.agent.clone(),
         model_id: s.model_binding.effective_model_id(),
         thinking_level: non_blank(input.thinking_level.as_deref()),
-        status: Some("running".into()),
+        status: Some("running".owned()),
         started_at: Some(started_at.clone()),
         turns: Some(0),
         tool_calls: Some(0),
@@ -297,7 +298,7 @@ pub fn task_row_start(input: &TaskRowStart) -> Result<UiMessage> {
         ..TaskDetails::default()
     };
     let mut row = task_row(&input.tool_call_id, &input.args, started_at);
-    row.tool_status = Some("running".into());
+    row.tool_status = Some("running".owned());
     row.tool_result = Some(with_details(&details, None));
     Ok(row)
 }
@@ -330,7 +331,7 @@ pub fn task_row_settle(input: &TaskRowSettle) -> Result<UiMessage> {
         .filter(own)
         .filter(|r| r.role == RowRole::Tool)
         .collect();
-    details.status = Some(input.status.as_str().to_string());
+    details.status = Some(input.status.as_str().owned());
     details.completed_at = Some(completed_at);
     details.turns = Some(u32::try_from(turns).unwrap_or(u32::MAX));
     details.tool_calls = Some(u32::try_from(tools.len()).unwrap_or(u32::MAX));
@@ -357,7 +358,7 @@ pub fn task_row_refused(input: &TaskRowRefused) -> Result<UiMessage> {
         ..TaskDetails::default()
     };
     let mut row = task_row(&input.tool_call_id, &input.args, created_at);
-    row.tool_status = Some("error".into());
+    row.tool_status = Some("error".owned());
     row.is_error = Some(true);
     row.tool_result = Some(with_details(&details, Some(&input.message)));
     Ok(row)

@@ -3,6 +3,7 @@
 //! The state they describe is in [`super::chain`], the transitions in
 //! [`super::registry`].
 
+use crate::text_at::Owned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tsify::Tsify;
@@ -248,7 +249,7 @@ impl RunStatus {
             return RunStatus::Running;
         }
         SettleStatus::parse(text)
-            .map_or_else(|| RunStatus::Unknown(text.to_string()), RunStatus::Settled)
+            .map_or_else(|| RunStatus::Unknown(text.owned()), RunStatus::Settled)
     }
 
     /// A status as the host writes it: a string, or `null` / absent (not recorded).

@@ -2,6 +2,7 @@
 //! resume is refused or continues differently. Every text that is not a fixed template
 //! of [`crate::error::Error`] is composed here.
 
+use crate::text_at::Owned;
 use super::limits::MAX_CHAINS_IN_ERROR;
 use super::types::RunStatus;
 use super::types::{ResumableChain, SettleStatus};
@@ -23,7 +24,7 @@ pub struct ReusableListing {
 pub fn reusable_listing(reusable: &[ResumableChain]) -> ReusableListing {
     if reusable.is_empty() {
         return ReusableListing {
-            text: "No reusable subagent sessions in this conversation.".into(),
+            text: "No reusable subagent sessions in this conversation.".owned(),
             ids: Vec::new(),
             omitted: 0,
         };

@@ -15,6 +15,7 @@ pub use provider_error::{
     classify_provider_error, overflow_for_provider_error, OverflowModel, ProviderError,
 };
 
+use crate::text_at::Owned;
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
@@ -152,7 +153,7 @@ pub fn select_fallback_model(
         }
         failures.push(ModelFailure {
             model: c.label(),
-            code: SKIPPED_FOR_WINDOW.to_string(),
+            code: SKIPPED_FOR_WINDOW.owned(),
             message: format!(
                 "Skipped fallback model \"{}\": the carried context (about {tokens} tokens) does not fit its context budget (hardLimit {} of a {}-token window).",
                 c.label(),

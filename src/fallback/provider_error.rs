@@ -3,6 +3,7 @@
 //! `AssistantMessage`, an `Error` without a status, a status); and ADR 0299 §5: such a
 //! failure becomes `SUBAGENT_CONTEXT_OVERFLOW`, the code the parent can act on.
 
+use crate::text_at::Owned;
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
@@ -153,7 +154,7 @@ pub fn classify_provider_error(
 ) -> ProviderErrorClass {
     if is_provider_overflow(e, context_window) {
         return ProviderErrorClass {
-            code: Some(CONTEXT_TOO_LARGE.to_string()),
+            code: Some(CONTEXT_TOO_LARGE.owned()),
             retriable: false,
             context_too_large: true,
         };

@@ -9,6 +9,7 @@
 //! possible values of n, choose the one that is even"; zmij, serde_json's formatter,
 //! does the same). [`rust_display`]: the text of Rust's `{}` for an `f64`, for messages.
 
+use crate::text_at::Owned;
 use super::nearest::POW10;
 
 /// The shortest digits of `x` (finite, not zero; the sign ignored) and the exponent of
@@ -39,7 +40,7 @@ fn few_decimals(x: f64) -> Option<(String, i32)> {
             if c >= 1.0 && c / p == x {
                 let digits = (c as u64).to_string();
                 let e = digits.len() as i32 - 1 - k as i32;
-                return Some((digits.trim_end_matches('0').to_string(), e));
+                return Some((digits.trim_end_matches('0').owned(), e));
             }
         }
     }
@@ -163,7 +164,7 @@ fn exact_decimal(x: f64) -> (String, i32) {
 /// without an exponent (`1`, `-2.5`, `0.0000001`, `1000000000000000000000`).
 pub fn rust_display(x: f64) -> String {
     if x.is_nan() {
-        return "NaN".into();
+        return "NaN".owned();
     }
     let mut out = String::new();
     if x.is_sign_negative() {

@@ -8,6 +8,7 @@
 //! required field (in the struct's order) named. A field given `null` is absent unless it
 //! keeps `null` (`details`, `fromId`, `arguments`).
 
+use crate::text_at::Owned;
 use serde_json::Value;
 
 use super::{
@@ -112,7 +113,7 @@ fn blocks(items: Vec<Value>) -> Result<Vec<ContentBlock>, Bad> {
 fn untagged<T>() -> Result<T, Bad> {
     Err((
         String::new(),
-        "data did not match any variant of untagged enum Content".into(),
+        "data did not match any variant of untagged enum Content".owned(),
     ))
 }
 
@@ -223,7 +224,7 @@ pub(super) fn block(v: Value) -> Result<ContentBlock, String> {
                 super::kind_of(other)
             ))
         }
-        None => return Err("missing field `type`".into()),
+        None => return Err("missing field `type`".owned()),
     };
     let table: &[(&str, Ty)] = match kind.as_str() {
         "text" => &[("text", Ty::Str), ("textSignature", Ty::OptStr)],

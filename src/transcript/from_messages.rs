@@ -23,6 +23,7 @@
 //! `<parentToolCallId>:<toolCallId>` for tool rows. `createdAt` is the message's
 //! `timestamp` as an ISO string (a tool row: its call's).
 
+use crate::text_at::Owned;
 use crate::keyed::{KeySet, Keyed};
 
 use serde::{Deserialize, Serialize};
@@ -80,8 +81,8 @@ impl RowOwner {
     #[cfg(not(target_arch = "wasm32"))] // for the native tests
     pub fn delegate(parent_tool_call_id: &str, agent_name: &str) -> RowOwner {
         RowOwner {
-            parent_tool_call_id: Some(parent_tool_call_id.to_string()),
-            agent_name: Some(agent_name.to_string()),
+            parent_tool_call_id: Some(parent_tool_call_id.owned()),
+            agent_name: Some(agent_name.owned()),
             ..RowOwner::default()
         }
     }
@@ -232,7 +233,7 @@ fn assistant_row(owner: &RowOwner, index: usize, m: &Value) -> UiMessage {
     row.usage = m.get("usage").filter(|u| u.is_object()).map(row_usage);
     match failure(m).and_then(StopReason::as_str) {
         Some(reason) => {
-            row.status = Some(reason.to_string());
+            row.status = Some(reason.owned());
             let text = string(m, "errorMessage")
                 .filter(|e| !js_whitespace::is_blank(e))
                 .map_or_else(
@@ -241,7 +242,7 @@ fn assistant_row(owner: &RowOwner, index: usize, m: &Value) -> UiMessage {
                 );
             row.error = Some(Value::String(text));
         }
-        _ => row.status = Some("complete".into()),
+        _ => row.status = Some("complete".owned()),
     }
     row
 }
@@ -255,12 +256,12 @@ fn tool_row(
     result: Option<&Value>,
     ts: Option<f64>,
 ) -> UiMessage {
-    let mut row = base_row(owner, call_id.to_string(), RowRole::Tool, ts);
-    row.tool_call_id = Some(call_id.to_string());
-    row.tool_name = Some(name.to_string());
+    let mut row = base_row(owner, call_id.owned(), RowRole::Tool, ts);
+    row.tool_call_id = Some(call_id.owned());
+    row.tool_name = Some(name.owned());
     row.tool_args = args.cloned();
     match result {
-        None => row.tool_status = Some("running".into()),
+        None => row.tool_status = Some("running".owned()),
         Some(r) => {
             let failed = r.get("isError") == Some(&Value::Bool(true));
             row.tool_status = Some(if failed { "error" } else { "success" }.into());
@@ -269,17 +270,17 @@ fn tool_row(
                 // a string is one text block
                 Some(Value::String(s)) => {
                     let mut text = Map::new();
-                    text.insert("type".into(), "text".into());
-                    text.insert("text".into(), s.as_str().into());
+                    text.insert("type".owned(), "text".into());
+                    text.insert("text".owned(), s.as_str().into());
                     Value::Array(vec![Value::Object(text)])
                 }
                 Some(blocks @ Value::Array(_)) => blocks.clone(),
                 _ => Value::Array(Vec::new()),
             };
             let mut out = Map::new();
-            out.insert("content".into(), content);
+            out.insert("content".owned(), content);
             if let Some(details) = r.get("details") {
-                out.insert("details".into(), details.clone());
+                out.insert("details".owned(), details.clone());
             }
             row.tool_result = Some(Value::Object(out));
         }

@@ -3,6 +3,7 @@
 //! (seed 001), the resumable delegations (ADR 0279 clauses 2, 8 and 12) and the
 //! inherited-tools deny list (ADR 0299 clause 8).
 
+use crate::text_at::Owned;
 use crate::js_whitespace;
 use crate::lowercase;
 
@@ -56,10 +57,10 @@ pub fn normalize_tool_name(name: &str) -> String {
     let name = js_whitespace::trim(name);
     let folded = fold_name(name);
     if let Some(known) = KNOWN_TOOLS.iter().find(|k| fold_name(k) == folded) {
-        return (*known).to_string();
+        return (*known).owned();
     }
     if !name.chars().next().is_some_and(|c| c.is_ascii_uppercase()) {
-        return name.to_string();
+        return name.owned();
     }
     let mut out = String::with_capacity(name.len() + 4);
     let mut after_lower = false;

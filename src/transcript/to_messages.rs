@@ -4,6 +4,7 @@
 //! delegate's seed (its chain's rows) and the parent's replayed context (seed 001, the
 //! parent's own rows with reports in place of delegate results).
 
+use crate::text_at::Owned;
 use crate::keyed::KeySet;
 
 use serde::{Deserialize, Serialize};
@@ -60,7 +61,7 @@ decode_struct!(ProviderBinding "ProviderBinding" {
 pub fn zero_usage() -> Usage {
     let mut extra = Extra::new();
     extra.insert(
-        "cost".into(),
+        "cost".owned(),
         serde_json::json!({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}),
     );
     Usage {
@@ -97,12 +98,12 @@ fn assistant(binding: &ProviderBinding, timestamp: Option<f64>) -> AssistantMess
             binding
                 .api
                 .clone()
-                .unwrap_or_else(|| UNKNOWN_API.to_string()),
+                .unwrap_or_else(|| UNKNOWN_API.owned()),
         ),
         provider: Some(binding.provider.clone()),
         model: Some(binding.model.clone()),
         usage: Some(zero_usage()),
-        stop_reason: Some("stop".into()),
+        stop_reason: Some("stop".owned()),
         error_message: None,
         timestamp,
         extra: Extra::new(),
@@ -244,7 +245,7 @@ pub fn rows_to_messages(rows: &[&UiMessage], binding: &ProviderBinding) -> Vec<A
                     .filter(|t| !js_whitespace::is_blank(t))
                 {
                     reply.content.push(ContentBlock::Thinking(ThinkingBlock {
-                        thinking: thinking.to_string(),
+                        thinking: thinking.owned(),
                         thinking_signature: binding.thinking_signature.clone(),
                         redacted: None,
                         extra: Extra::new(),
@@ -269,7 +270,7 @@ pub fn rows_to_messages(rows: &[&UiMessage], binding: &ProviderBinding) -> Vec<A
                     Some(i) => i,
                     None => {
                         let mut synthesised = assistant(binding, timestamp);
-                        synthesised.stop_reason = Some("toolUse".into());
+                        synthesised.stop_reason = Some("toolUse".owned());
                         carrier = Some(messages.len());
                         messages.push(AgentMessage::Assistant(synthesised));
                         messages.len() - 1
@@ -277,13 +278,13 @@ pub fn rows_to_messages(rows: &[&UiMessage], binding: &ProviderBinding) -> Vec<A
                 };
                 if let Some(AgentMessage::Assistant(carrier)) = messages.get_mut(carrier_at) {
                     carrier.content.push(ContentBlock::ToolCall(ToolCallBlock {
-                        id: call_id.to_string(),
-                        name: name.to_string(),
+                        id: call_id.owned(),
+                        name: name.owned(),
                         arguments: Value::Object(row.tool_args_object().unwrap_or_default()),
                         thought_signature: None,
                         extra: Extra::new(),
                     }));
-                    carrier.stop_reason = Some("toolUse".into());
+                    carrier.stop_reason = Some("toolUse".owned());
                 }
                 messages.push(AgentMessage::ToolResult(tool_result_message(
                     row, timestamp,

@@ -2,6 +2,7 @@
 //! export, input decoding that names the path of a bad value, and core errors turned
 //! into JavaScript `Error` objects with a stable `code`.
 
+use crate::text_at::Owned;
 use std::cell::{Ref, RefCell, RefMut};
 
 use serde::Serialize;
@@ -160,7 +161,7 @@ fn bad_input(path: &str, bad: crate::decode::Bad) -> Error {
 #[inline(never)]
 fn input_value(value: &JsValue, path: &str) -> Result<Value, Error> {
     refuse_non_finite(value, path)?;
-    let text = json_text(value, path, true)?.unwrap_or_else(|| "null".to_string());
+    let text = json_text(value, path, true)?.unwrap_or_else(|| "null".owned());
     let parsed = crate::js_text::parse_value(&text);
     let parsed = match parsed {
         // JSON.stringify wrote a lone surrogate as an escape serde_json refuses

@@ -1,6 +1,7 @@
 //! Exports of the foundation: version, token accounting (host-contract §2), the budget
 //! (ADR 0299 §1–2) and the parent context (seed 001).
 
+use crate::text_at::Owned;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{from_js, optional, throw, to_js};
@@ -12,7 +13,7 @@ use crate::tokens;
 /// The version of this package (the crate version).
 #[wasm_bindgen]
 pub fn version() -> String {
-    crate::version().to_string()
+    crate::version().owned()
 }
 
 /// pi-agent-core's `estimateTokens(message)`: `ceil(chars / 4)` with chars counted in

@@ -11,6 +11,7 @@
 //! The readers every export calls are `#[inline(never)]`: one copy in the module, not
 //! one per export (issue 17 §7; a call per host read costs nothing next to the read).
 
+use crate::text_at::Owned;
 use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
@@ -37,7 +38,7 @@ extern "C" {
 /// The message of a thrown JS value, for an error text. Reading it cannot throw (an
 /// `Error` whose `message` is a throwing getter, a revoked `Proxy`, a `Symbol`).
 pub fn describe_thrown(e: &JsValue) -> String {
-    dc_describe_thrown(e).unwrap_or_else(|_| "an unreadable value was thrown".into())
+    dc_describe_thrown(e).unwrap_or_else(|_| "an unreadable value was thrown".owned())
 }
 
 /// `INVALID_INPUT` at `path` for the exception `e` that `JSON.stringify` of it threw (a
@@ -73,7 +74,7 @@ pub fn prop(obj: &JsValue, key: &str, path: &str) -> Result<JsValue, Error> {
 #[inline(never)]
 pub fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
-        key.to_string()
+        key.owned()
     } else {
         format!("{path}.{key}")
     }
@@ -100,7 +101,7 @@ impl HostArray {
             Ok(true) => {}
             Ok(false) => {
                 let got = if value.is_null() || value.is_undefined() {
-                    "nothing".to_string()
+                    "nothing".owned()
                 } else {
                     format!("a {}", value.js_typeof().as_string().unwrap_or_default())
                 };
@@ -125,7 +126,7 @@ impl HostArray {
         Ok(HostArray {
             array: value.clone(),
             len: len as u32,
-            path: path.to_string(),
+            path: path.owned(),
         })
     }
 

@@ -12,6 +12,7 @@
 //! request overhead, its report) is the core's [`Run`]; what it keeps here besides is
 //! the host's objects.
 
+use crate::text_at::Owned;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -273,7 +274,7 @@ impl TurnStep {
         self.held = None;
         let out = self.outcome.take().ok_or_else(|| {
             to_js_error(&Error::InvalidState {
-                message: "the boundary is not decided yet".into(),
+                message: "the boundary is not decided yet".owned(),
             })
         })?;
         match &self.end {

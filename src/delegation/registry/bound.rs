@@ -1,5 +1,6 @@
 //! ADR 0279 clause 7: an agent's settled chains are bounded, least recently used out.
 
+use crate::text_at::Owned;
 use std::cmp::Reverse;
 
 use super::Registry;
@@ -35,7 +36,7 @@ impl Registry {
                 group
                     .iter()
                     .skip(MAX_RESUMABLE_CHAINS_PER_AGENT)
-                    .map(|(_, key)| key.to_string()),
+                    .map(|(_, key)| key.owned()),
             );
         }
         let mut evicted = Vec::new();

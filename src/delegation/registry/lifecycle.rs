@@ -1,6 +1,7 @@
 //! ADR 0279 clauses 1, 2, 5, 6 and 8: a run starts (a new chain or the next run of one) and
 //! settles, and the transitions both go through.
 
+use crate::text_at::Owned;
 use super::resume::resume_diagnostics;
 use super::{vanished, Registry};
 use crate::delegation::binding::bind_resumed_run;
@@ -151,7 +152,7 @@ impl Registry {
     /// Errors: `INVALID_STATE` for an id the registry does not hold or a run that is not
     /// the chain's running one.
     pub fn settle(&mut self, input: &SettleDelegation) -> Result<SettledDelegation> {
-        let id = js_whitespace::trim(&input.delegation_id).to_string();
+        let id = js_whitespace::trim(&input.delegation_id).owned();
         let Some(key) = self.key_of(&id).cloned() else {
             return Err(Error::InvalidState {
                 message: format!("cannot settle delegation {id}: the registry does not hold it"),
@@ -220,13 +221,13 @@ impl Registry {
     pub(super) fn fresh_id(&mut self) -> Result<String> {
         for _ in 0..8 {
             let id = (self.ids)()?;
-            let id = js_whitespace::trim(&id).to_string();
+            let id = js_whitespace::trim(&id).owned();
             if !id.is_empty() && !self.by_delegation.contains(&id) && !self.chains.contains(&id) {
                 return Ok(id);
             }
         }
         Err(Error::InvalidState {
-            message: "the id source keeps returning ids already in use".into(),
+            message: "the id source keeps returning ids already in use".owned(),
         })
     }
 
@@ -239,7 +240,7 @@ impl Registry {
             }
         }
         Err(Error::InvalidState {
-            message: "the id source keeps returning the same id".into(),
+            message: "the id source keeps returning the same id".owned(),
         })
     }
 
@@ -262,9 +263,9 @@ impl Registry {
             return;
         };
         self.by_delegation
-            .put(run.delegation_id.clone(), key.to_string());
+            .put(run.delegation_id.clone(), key.owned());
         self.by_tool_call
-            .put(run.tool_call_id.clone(), key.to_string());
+            .put(run.tool_call_id.clone(), key.owned());
         chain.runs.push(run);
         chain.last_active = chain.last_active.max(at);
         self.tick = self.tick.max(at.saturating_add(1));
@@ -302,7 +303,7 @@ impl Registry {
         let agent = chain.agent.clone();
         let group = self.settled_by_agent.entry(agent.clone(), Vec::new);
         if !group.iter().any(|k| k == key) {
-            group.push(key.to_string());
+            group.push(key.owned());
         }
         self.enforce_bound(&agent)
     }

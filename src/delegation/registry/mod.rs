@@ -40,6 +40,7 @@
 //! it mutates: an error leaves the registry unchanged, except `NO_HISTORY`, which drops
 //! the chain.
 
+use crate::text_at::Owned;
 use std::fmt;
 
 use super::chain::Chain;
@@ -203,7 +204,7 @@ impl Registry {
     pub(super) fn unknown_delegation(&self, delegation_id: &str) -> Error {
         let listing = self.reusable_listing();
         Error::UnknownDelegation {
-            id: js_whitespace::trim(delegation_id).to_string(),
+            id: js_whitespace::trim(delegation_id).owned(),
             listing: listing.text,
             resumable: listing.ids,
             resumable_omitted: listing.omitted,

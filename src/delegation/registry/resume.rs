@@ -1,5 +1,6 @@
 //! ADR 0279 clauses 4 and 11: whether a resume may go ahead, and what it records.
 
+use crate::text_at::Owned;
 use super::{vanished, Registry};
 use crate::delegation::binding::ModelBinding;
 use crate::delegation::chain::Chain;
@@ -26,11 +27,11 @@ impl Registry {
         request: &ResumeRequest,
         rows: Option<&[UiMessage]>,
     ) -> Result<ResumeTarget> {
-        let id = js_whitespace::trim(&request.delegation_id).to_string();
+        let id = js_whitespace::trim(&request.delegation_id).owned();
         let Some(chain) = self.chain_of(&id) else {
             return Err(self.unknown_delegation(&id));
         };
-        let latest = chain.latest_id().to_string();
+        let latest = chain.latest_id().owned();
         let agent = normalize_agent_name(&request.agent);
         if agent != chain.agent {
             let listing = self.reusable_listing();
@@ -52,7 +53,7 @@ impl Registry {
             return Err(Error::NotResumable {
                 message: wording::not_resumable(&latest, &status),
                 id: latest,
-                status: status.as_text().unwrap_or_default().to_string(),
+                status: status.as_text().unwrap_or_default().owned(),
             });
         }
         if non_blank(request.model.as_deref()).is_some() {
