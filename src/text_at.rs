@@ -7,7 +7,9 @@
 //! char boundary. These give `""` for a range that is not one, which no caller reaches.
 //!
 //! [`Joined::joined`] is `join` as one small loop: std's `join` is an unchecked copy
-//! loop compiled once per element type.
+//! loop compiled once per element type. [`Owned::owned`] is `to_string` of a `str` out
+//! of line: std's is inlined at each of the ~120 call sites (allocation, its failure
+//! path and the copy).
 
 /// `&s[start..end]`.
 #[inline]
