@@ -16,7 +16,6 @@
 //! count that one unit, and a text the library writes from such a value (a summary
 //! request's text) shows U+FFFD. Host messages come back as the host's own objects.
 
-use crate::text_at::Owned;
 use serde_json::Value;
 
 mod digits;
@@ -28,6 +27,8 @@ use digits::shortest_digits;
 pub use nearest::parse_decimal;
 pub use parse::{parse_value, ParseError};
 pub use write::{to_json, to_json_value, Error as WriteError};
+
+use crate::text_at::Owned;
 
 /// Parse JSON text the way JavaScript's `JSON.parse` reads numbers: every number is a
 /// double. [`parse_value`] keeps integers as 64-bit integers, and one beyond 2^53 (which
@@ -359,6 +360,13 @@ pub fn json_stringify(v: &Value) -> String {
     let mut out = String::new();
     push_json(&mut out, v);
     out
+}
+
+/// An empty JSON object's map, out of line: `Map::new()` seeds the map's hasher from a
+/// thread-local, inlined at each call site (issue 17 §7).
+#[inline(never)]
+pub fn new_map() -> serde_json::Map<String, Value> {
+    serde_json::Map::new()
 }
 
 /// JavaScript truthiness of a JSON value.

@@ -10,8 +10,8 @@
 //! depth (tool arguments, `details`, unknown host fields) are skipped with a depth count,
 //! not recursion. Malformed text is an error, never a panic.
 
-use crate::text_at::Owned;
 use crate::js_whitespace;
+use crate::text_at::Owned;
 
 /// The kind of a JSON value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

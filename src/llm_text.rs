@@ -6,12 +6,12 @@
 //! and words each message's parts with these; [`crate::compaction::request`] builds the
 //! request from the parts.
 
-use crate::text_at::Owned;
 use serde_json::Value;
 
 use crate::js_text::{self, utf16_prefix};
 use crate::json_scan::{Kind, Span};
 use crate::text_at::Joined;
+use crate::text_at::Owned;
 
 /// pi's `COMPACTION_SUMMARY_PREFIX` / `_SUFFIX` (how a summary is shown to the model).
 pub const COMPACTION_SUMMARY_PREFIX: &str =

@@ -158,7 +158,7 @@ impl ContentBlock {
         ContentBlock::Text(TextBlock {
             text: text.into(),
             text_signature: None,
-            extra: Extra::new(),
+            extra: crate::js_text::new_map(),
         })
     }
 }
@@ -345,7 +345,7 @@ impl AgentMessage {
         AgentMessage::User(UserMessage {
             content: Content::Blocks(vec![ContentBlock::text(text)]),
             timestamp: Some(timestamp.unwrap_or(0.0)),
-            extra: Extra::new(),
+            extra: crate::js_text::new_map(),
         })
     }
 

@@ -10,7 +10,6 @@
 //!   raw response for old rows. Order stays user → assistant (with tool calls) → tool
 //!   results with matching ids.
 
-use crate::text_at::Owned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tsify::Tsify;
@@ -18,6 +17,7 @@ use tsify::Tsify;
 use crate::js_text::js_truthy;
 use crate::js_whitespace;
 use crate::message::{AgentMessage, Content};
+use crate::text_at::Owned;
 use crate::transcript::{
     normalize_tool_name, rows_to_messages, tool_result_blocks, ProviderBinding, RowRole, UiMessage,
 };

@@ -5,7 +5,6 @@
 //! recorded usage described the old context) and checked against hardLimit; the caller
 //! degrades (clause 4, [`super::degrade`]) when it does not fit.
 
-use crate::text_at::Owned;
 use super::assess::Assessment;
 use super::context::{DelegateContext, Item};
 use super::file_ops::FileOps;
@@ -13,8 +12,8 @@ use super::plan::CompactionPlan;
 use super::turn::{DelegateTurnOptions, DelegateTurnOutcome, TurnOutcomeKind};
 use crate::budget::ContextBudget;
 use crate::facts::SummaryMarks;
-use crate::message::{AgentMessage, CompactionSummaryMessage, Extra};
-use crate::text_at::Joined;
+use crate::message::{AgentMessage, CompactionSummaryMessage};
+use crate::text_at::{Joined, Owned};
 
 /// What pi's history slot says when a split turn has no earlier history.
 pub const NO_PRIOR_HISTORY: &str = "No prior history.";
@@ -41,7 +40,7 @@ pub fn summary_message(
     now: f64,
     marks: &SummaryMarks,
 ) -> AgentMessage {
-    let mut extra = Extra::new();
+    let mut extra = crate::js_text::new_map();
     extra.insert("details".owned(), marks.to_details());
     AgentMessage::CompactionSummary(CompactionSummaryMessage {
         summary,

@@ -17,7 +17,6 @@
 //!   guidance (narrow the task, a larger model, read less at once). A single read larger
 //!   than the window therefore ends the run at that boundary instead of looping.
 
-use crate::text_at::Owned;
 use std::ops::Range;
 
 use super::assess::Assessment;
@@ -31,7 +30,7 @@ use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, SummaryMarks};
 use crate::js_text::{utf16_len, utf16_prefix};
 use crate::role::Role;
-use crate::text_at::Joined;
+use crate::text_at::{Joined, Owned};
 
 /// Files named in a degrade note, at most.
 pub const NOTE_MAX_FILES: usize = 20;

@@ -9,13 +9,13 @@
 //! does (the ones this library writes carry them), they seed `fileOps` exactly as pi's
 //! entry would; otherwise `fileOps` come from the messages alone.
 
-use crate::text_at::Owned;
 use serde::Serialize;
 use tsify::Tsify;
 
 use super::context::DelegateContext;
 use super::plan::CompactionPlan;
 use crate::facts::{FileOpKind, MessageFacts};
+use crate::text_at::Owned;
 
 /// pi's `FileOperations` with its `Set`s as arrays in insertion order.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Tsify)]

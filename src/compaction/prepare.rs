@@ -61,7 +61,7 @@ impl CompactionSettings {
         CompactionSettings {
             reserve_tokens,
             keep_recent_tokens,
-            extra: Extra::new(),
+            extra: crate::js_text::new_map(),
         }
     }
 }

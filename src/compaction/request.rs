@@ -14,7 +14,6 @@
 //! a previous summary may use at most half of the space. A request that cannot fit even
 //! empty is not built (the caller degrades).
 
-use crate::text_at::Owned;
 use super::context::DelegateContext;
 use super::plan::CompactionPlan;
 use super::turn::{DegradeReason, DelegateTurnOptions, SummaryKind, SummaryRequest};
@@ -23,6 +22,7 @@ use crate::facts::MessageFacts;
 use crate::js_text::{utf16_len, utf16_prefix};
 use crate::js_whitespace;
 use crate::message::AgentMessage;
+use crate::text_at::Owned;
 
 /// pi's `SUMMARIZATION_SYSTEM_PROMPT`.
 pub const SUMMARIZATION_SYSTEM_PROMPT: &str = "You are a context summarization assistant. Your task is to read a conversation between a user and an AI assistant, then produce a structured summary following the exact format specified.

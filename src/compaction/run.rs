@@ -16,7 +16,6 @@
 //! The binding only awaits the host's summarizer, decodes what it settled with into a
 //! [`Settled`], and hands it on; everything here is tested natively.
 
-use crate::text_at::Owned;
 use std::cell::Cell;
 use std::rc::Rc;
 
@@ -33,7 +32,7 @@ use super::turn::{
 use crate::budget::ContextBudget;
 use crate::error::{Error, Result};
 use crate::stop_reason::StopReason;
-use crate::text_at::Joined;
+use crate::text_at::{Joined, Owned};
 
 // ---------------------------------------------------------------- configuration
 

@@ -24,7 +24,6 @@
 //! including an `AbortError` the host's own request raised: only the run's own signals
 //! (or the Agent's) abort the run, and the driver reports those as [`Reply::RunAborted`].
 
-use crate::text_at::Owned;
 use super::assess::{assess, Assessment};
 use super::compose::{compose_compacted, summary_cannot_help};
 use super::context::DelegateContext;
@@ -41,6 +40,7 @@ use crate::js_whitespace;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::message::AgentMessage;
 use crate::stop_reason::StopReason;
+use crate::text_at::Owned;
 
 /// Everything a host's summarizer can answer.
 #[derive(Clone, Debug, PartialEq)]

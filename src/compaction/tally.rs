@@ -4,13 +4,13 @@
 //! the parent receives: the delegate's final report, with a notice in front when the run
 //! lost history.
 
-use crate::text_at::Owned;
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
 use super::turn::DelegateTurnOutcome;
 use crate::decode::decode_struct;
 use crate::js_whitespace;
+use crate::text_at::Owned;
 
 /// A delegate run's counts across its turn boundaries (for the delegation summary).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Tsify)]

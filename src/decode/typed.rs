@@ -485,7 +485,7 @@ macro_rules! decode_struct {
                     flattened: false $(|| { let _ = stringify!($flat); true })?,
                 };
                 $(let mut $field = None;)*
-                $(let mut $flat = serde_json::Map::new();)?
+                $(let mut $flat = crate::js_text::new_map();)?
                 $crate::decode::read_struct(
                     v,
                     &SPEC,

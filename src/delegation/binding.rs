@@ -18,7 +18,6 @@
 //! 3. otherwise the binding the definition resolves to now, with `modelChangedFrom` set to
 //!    the recorded model id when the run does not continue on the recorded binding.
 
-use crate::text_at::Owned;
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
@@ -27,6 +26,7 @@ use crate::decode::decode_struct;
 use crate::error::{Error, Result};
 use crate::js_text::json_quote;
 use crate::js_whitespace;
+use crate::text_at::Owned;
 
 /// The model binding a run used: the `providerId/modelId` key and/or the model id.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Tsify)]

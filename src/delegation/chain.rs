@@ -11,10 +11,10 @@
 //!   convert to nothing but an echo of the brief, or no brief was recorded) is not
 //!   reusable either.
 
-use crate::text_at::Owned;
 use super::binding::ModelBinding;
 use super::limits::MAX_RESUMABLE_READ_LINES;
 use super::types::{ChainInfo, ChainReads, ResumableChain, RunStatus};
+use crate::text_at::Owned;
 
 /// One Task call of a chain.
 #[derive(Clone, Debug, PartialEq)]

@@ -5,7 +5,6 @@
 //! "resumed" marking. Rows are selected like [`select_chain_rows`] (duplicates
 //! collapsed, later copy wins). The registry's `chain_conversation` finds the chain.
 
-use crate::text_at::Owned;
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
@@ -16,6 +15,7 @@ use super::chain::Chain;
 use super::history::select_chain_rows;
 use super::history::written_by;
 use super::types::RunStatus;
+use crate::text_at::Owned;
 use crate::transcript::UiMessage;
 
 /// One run of a chain: the task, then the reply.

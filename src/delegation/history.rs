@@ -11,14 +11,13 @@
 //! - [`run_replays_anything`]: whether a run's rows convert to anything besides an echo
 //!   of the brief (the brief itself is always seeded).
 
-use crate::text_at::Owned;
 use serde_json::{Map, Value};
 
 use super::text::non_blank;
 use super::types::{ChainReads, ChainSelector};
 use crate::js_whitespace;
 use crate::message::{AgentMessage, Content, ContentBlock};
-use crate::text_at::Joined;
+use crate::text_at::{Joined, Owned};
 use crate::transcript::{
     dedupe_rows, normalize_agent_name, rows_to_messages, CallIds, ProviderBinding, RowFilter,
     UiMessage,

@@ -14,12 +14,11 @@
 //! line: line breaks inside it (a `task` used as the label) become single spaces, so a
 //! multi-line brief cannot break the list's format.
 
-use crate::text_at::Owned;
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
 use crate::js_whitespace;
-use crate::text_at::Joined;
+use crate::text_at::{Joined, Owned};
 
 use super::limits::MAX_RESUMABLE_LISTED_FILES;
 use super::types::ResumableChain;

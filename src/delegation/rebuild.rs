@@ -48,7 +48,6 @@
 //! was still working (it becomes `interrupted`), and a `NO_HISTORY` answer the host never
 //! wrote down as a rejected Task row.
 
-use crate::text_at::Owned;
 use crate::keyed::{KeySet, Keyed};
 
 use serde_json::{Map, Value};
@@ -57,6 +56,7 @@ use super::chain::Run;
 use super::history::{count_chain_reads, objective_from_args, replays_anything, written_by};
 use super::text::trimmed;
 use super::types::{ChainReads, RebuildSkip, RebuildSkipReason, RunStatus, SettleStatus};
+use crate::text_at::Owned;
 use crate::transcript::{iso_to_ms, normalize_agent_name, time_value_to_ms, UiMessage};
 
 /// One run of a rebuilt chain, with everything the replay needs.
@@ -303,9 +303,7 @@ fn read_calls(
             delegation_id: delegation_id.owned(),
             agent,
             resume: str_at(args.as_ref(), "resume").map(str::to_string),
-            task: str_at(args.as_ref(), "task")
-                .unwrap_or_default()
-                .owned(),
+            task: str_at(args.as_ref(), "task").unwrap_or_default().owned(),
             description: str_at(args.as_ref(), "description").map(str::to_string),
             objective: args.as_ref().map(objective_from_args).unwrap_or_default(),
             model_id: str_at(details, "modelId").map(str::to_string),

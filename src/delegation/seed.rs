@@ -26,7 +26,6 @@
 //! the first turn boundary compact at once, against clause 7's "a resume starts below
 //! hardLimit".
 
-use crate::text_at::Owned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tsify::Tsify;
@@ -39,6 +38,7 @@ use crate::js_text::rust_display;
 use crate::js_whitespace;
 use crate::keyed::Table;
 use crate::message::{AgentMessage, ContentBlock};
+use crate::text_at::Owned;
 use crate::tokens::{estimate_tokens, request_overhead_tokens};
 use crate::transcript::{iso_to_ms, rows_to_messages, zero_usage, ProviderBinding, UiMessage};
 

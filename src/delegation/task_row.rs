@@ -20,7 +20,6 @@
 //!   `details.error` holds the code and no `delegationId` (the rebuild skips it, and a
 //!   `NO_HISTORY` refusal drops the chain it named, as it did live).
 
-use crate::text_at::Owned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tsify::Tsify;
@@ -32,6 +31,7 @@ use crate::decode::decode_struct;
 use crate::error::{Error, Result};
 use crate::fallback::ModelFailure;
 use crate::js_text::rust_display;
+use crate::text_at::Owned;
 use crate::transcript::{ms_to_iso, RowRole, UiMessage};
 
 /// The Task tool's name on the rows the package writes.
@@ -266,7 +266,7 @@ fn task_row(tool_call_id: &str, args: &TaskArgs, created_at: String) -> UiMessag
 }
 
 fn with_details(details: &TaskDetails, content: Option<&str>) -> Value {
-    let mut out = Map::new();
+    let mut out = crate::js_text::new_map();
     if let Some(text) = content {
         out.insert(
             "content".owned(),

@@ -3,13 +3,13 @@
 //! The state they describe is in [`super::chain`], the transitions in
 //! [`super::registry`].
 
-use crate::text_at::Owned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tsify::Tsify;
 
 use super::binding::{ModelBinding, ResumeCandidates};
 use crate::decode::{decode_enum, decode_struct, Bad, Decode};
+use crate::text_at::Owned;
 use crate::transcript::UiMessage;
 
 /// Which chain to select: its Task call ids and its agent (clauses 2–3).

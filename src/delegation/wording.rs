@@ -2,11 +2,10 @@
 //! resume is refused or continues differently. Every text that is not a fixed template
 //! of [`crate::error::Error`] is composed here.
 
-use crate::text_at::Owned;
 use super::limits::MAX_CHAINS_IN_ERROR;
 use super::types::RunStatus;
 use super::types::{ResumableChain, SettleStatus};
-use crate::text_at::Joined;
+use crate::text_at::{Joined, Owned};
 
 /// The reusable chains an error lists (clause 4: the unknown-id and no-history errors,
 /// and the agent-mismatch error's "lists available").

@@ -93,7 +93,7 @@ impl SummaryMarks {
     pub fn to_details(&self) -> Value {
         let [read, modified, retained, degraded, dropped, carried] = KEYS;
         let list = |l: &[String]| Value::Array(l.iter().cloned().map(Value::String).collect());
-        let mut details = serde_json::Map::new();
+        let mut details = crate::js_text::new_map();
         details.insert(read.into(), list(&self.read_files));
         details.insert(modified.into(), list(&self.modified_files));
         details.insert(retained.into(), (self.retained_messages as u64).into());

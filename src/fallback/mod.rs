@@ -15,7 +15,6 @@ pub use provider_error::{
     classify_provider_error, overflow_for_provider_error, OverflowModel, ProviderError,
 };
 
-use crate::text_at::Owned;
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
@@ -25,6 +24,7 @@ use crate::compaction::context::DelegateContext;
 use crate::decode::decode_struct;
 use crate::error::{Error, Result};
 use crate::message::Extra;
+use crate::text_at::Owned;
 
 // ---------------------------------------------------------------- clause 6
 

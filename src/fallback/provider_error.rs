@@ -3,7 +3,6 @@
 //! `AssistantMessage`, an `Error` without a status, a status); and ADR 0299 §5: such a
 //! failure becomes `SUBAGENT_CONTEXT_OVERFLOW`, the code the parent can act on.
 
-use crate::text_at::Owned;
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
@@ -11,6 +10,7 @@ use crate::error::Error;
 use crate::message::Usage;
 use crate::overflow;
 use crate::stop_reason::StopReason;
+use crate::text_at::Owned;
 
 // ---------------------------------------------------------------- provider errors
 

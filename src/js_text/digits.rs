@@ -9,8 +9,8 @@
 //! possible values of n, choose the one that is even"; zmij, serde_json's formatter,
 //! does the same). [`rust_display`]: the text of Rust's `{}` for an `f64`, for messages.
 
-use crate::text_at::Owned;
 use super::nearest::POW10;
+use crate::text_at::Owned;
 
 /// The shortest digits of `x` (finite, not zero; the sign ignored) and the exponent of
 /// the first: `x = d.ddd × 10^e`.

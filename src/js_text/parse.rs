@@ -9,7 +9,7 @@
 //! an error; a repeated key keeps its first place and its last value. Errors say what
 //! and where, in serde_json's words (`expected value at line 1 column 1`).
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 
 /// serde_json's limit: the 128th nested array or object is refused.
 const MAX_DEPTH: usize = 127;
@@ -149,7 +149,7 @@ impl Parser<'_> {
 
     /// After `{`.
     fn object(&mut self) -> Result<Value, ParseError> {
-        let mut map = Map::new();
+        let mut map = crate::js_text::new_map();
         self.ws();
         if self.peek() == Some(b'}') {
             self.i += 1;

@@ -8,7 +8,6 @@
 //! required field (in the struct's order) named. A field given `null` is absent unless it
 //! keeps `null` (`details`, `fromId`, `arguments`).
 
-use crate::text_at::Owned;
 use serde_json::Value;
 
 use super::{
@@ -17,6 +16,7 @@ use super::{
     ToolCallBlock, ToolResultMessage, Usage, UserMessage,
 };
 use crate::role::Role;
+use crate::text_at::Owned;
 
 /// A bad value: its path inside the value read (`""`, `.content[0]`) and the message.
 pub(super) type Bad = (String, String);
@@ -130,7 +130,7 @@ impl Fields {
     /// last unknown field into the tag's place.)
     fn read(map: Extra, tag: &str, table: &[(&'static str, Ty)]) -> Result<Fields, Bad> {
         let mut slots: Vec<Slot> = table.iter().map(|_| Slot::Absent).collect();
-        let mut extra = Extra::new();
+        let mut extra = crate::js_text::new_map();
         for (key, v) in map {
             if key == tag {
                 continue;

@@ -23,11 +23,11 @@
 //! `<parentToolCallId>:<toolCallId>` for tool rows. `createdAt` is the message's
 //! `timestamp` as an ISO string (a tool row: its call's).
 
-use crate::text_at::Owned;
 use crate::keyed::{KeySet, Keyed};
+use crate::text_at::Owned;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tsify::Tsify;
 
 use super::names::normalize_tool_name;
@@ -143,7 +143,12 @@ decode_struct!(MessagesToRowsInput "MessagesToRowsInput" {
 
 /// The row of a user message.
 fn user_row(owner: &RowOwner, index: usize, m: &Value) -> UiMessage {
-    let mut row = base_row(owner, format!("u{index}"), RowRole::User, number(m, "timestamp"));
+    let mut row = base_row(
+        owner,
+        format!("u{index}"),
+        RowRole::User,
+        number(m, "timestamp"),
+    );
     row.content = match m.get("content") {
         Some(Value::String(s)) => s.clone(),
         _ => joined(m, "text", "text"),
@@ -208,7 +213,7 @@ fn failure(m: &Value) -> Option<StopReason> {
 /// pi's usage as a row's `usage` (`{inputTokens, outputTokens, cacheReadTokens,
 /// cacheWriteTokens, totalTokens}`).
 fn row_usage(usage: &Value) -> Value {
-    let mut m = Map::new();
+    let mut m = crate::js_text::new_map();
     for (from, to) in [
         ("input", "inputTokens"),
         ("output", "outputTokens"),
@@ -224,7 +229,12 @@ fn row_usage(usage: &Value) -> Value {
 
 /// The row of an assistant message (one turn).
 fn assistant_row(owner: &RowOwner, index: usize, m: &Value) -> UiMessage {
-    let mut row = base_row(owner, format!("a{index}"), RowRole::Assistant, number(m, "timestamp"));
+    let mut row = base_row(
+        owner,
+        format!("a{index}"),
+        RowRole::Assistant,
+        number(m, "timestamp"),
+    );
     row.content = joined(m, "text", "text");
     let thinking = joined(m, "thinking", "thinking");
     row.thinking = (!thinking.is_empty()).then_some(thinking);
@@ -269,7 +279,7 @@ fn tool_row(
             let content = match r.get("content") {
                 // a string is one text block
                 Some(Value::String(s)) => {
-                    let mut text = Map::new();
+                    let mut text = crate::js_text::new_map();
                     text.insert("type".owned(), "text".into());
                     text.insert("text".owned(), s.as_str().into());
                     Value::Array(vec![Value::Object(text)])
@@ -277,7 +287,7 @@ fn tool_row(
                 Some(blocks @ Value::Array(_)) => blocks.clone(),
                 _ => Value::Array(Vec::new()),
             };
-            let mut out = Map::new();
+            let mut out = crate::js_text::new_map();
             out.insert("content".owned(), content);
             if let Some(details) = r.get("details") {
                 out.insert("details".owned(), details.clone());
@@ -324,7 +334,12 @@ pub fn rows_of_input(input: &MessagesToRowsInput) -> Result<Vec<UiMessage>> {
     for (i, m) in input.messages.iter().enumerate() {
         MessageFacts::from_json(&json_stringify(m), &format!("input.messages[{i}]"))?;
     }
-    rows_of_messages(&input.messages, &input.owner, input.start, input.first_index)
+    rows_of_messages(
+        &input.messages,
+        &input.owner,
+        input.start,
+        input.first_index,
+    )
 }
 
 /// [`messages_to_rows`] over messages already checked as host messages (their JSON
@@ -458,12 +473,18 @@ mod tests {
         match rows_of_input(&bad) {
             Err(Error::InvalidInput { path, message }) => {
                 assert_eq!(path, "input.messages[1].content");
-                assert!(message.contains("[0]: text: invalid type: a number, expected a string"), "{message}");
+                assert!(
+                    message.contains("[0]: text: invalid type: a number, expected a string"),
+                    "{message}"
+                );
             }
             other => panic!("{other:?}"),
         }
         let refused = rows_of_input(&input(json!([5]))).unwrap_err();
-        assert!(refused.to_string().contains("input.messages[0]"), "{refused}");
+        assert!(
+            refused.to_string().contains("input.messages[0]"),
+            "{refused}"
+        );
         // the rows of the same messages, typed or as the host gives them, are the same
         let given = json!([
             {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "image", "data": "x", "mimeType": "image/png"}, {"type": "text", "text": "b"}], "timestamp": 5},
@@ -473,10 +494,19 @@ mod tests {
             {"role": "assistant", "content": [{"type": "text", "text": "  "}], "stopReason": "aborted", "errorMessage": " "},
         ]);
         let rows = rows_of_input(&input(given.clone())).unwrap();
-        assert_eq!(rows, messages_to_rows(&messages(given), &owner(), 0).unwrap());
+        assert_eq!(
+            rows,
+            messages_to_rows(&messages(given), &owner(), 0).unwrap()
+        );
         assert_eq!(rows[0].content, "a\nb");
-        assert_eq!(rows[2].tool_result, Some(json!({"content": [{"type": "text", "text": "text"}], "details": null})));
-        assert_eq!(rows[3].error, Some(json!("the request ended with stopReason \"aborted\"")));
+        assert_eq!(
+            rows[2].tool_result,
+            Some(json!({"content": [{"type": "text", "text": "text"}], "details": null}))
+        );
+        assert_eq!(
+            rows[3].error,
+            Some(json!("the request ended with stopReason \"aborted\""))
+        );
     }
 
     #[test]

@@ -3,9 +3,9 @@
 //! (seed 001), the resumable delegations (ADR 0279 clauses 2, 8 and 12) and the
 //! inherited-tools deny list (ADR 0299 clause 8).
 
-use crate::text_at::Owned;
 use crate::js_whitespace;
 use crate::lowercase;
+use crate::text_at::Owned;
 
 /// The host's tools under their canonical names. A name that folds (case and separators
 /// ignored) to one of these is that tool: `Read`, `READ` and `rEaD` are `read`;

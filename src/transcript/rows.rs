@@ -169,7 +169,7 @@ impl UiMessage {
             is_error: None,
             parent_tool_call_id: None,
             agent_name: None,
-            extra: serde_json::Map::new(),
+            extra: crate::js_text::new_map(),
         }
     }
 

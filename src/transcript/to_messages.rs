@@ -4,8 +4,8 @@
 //! delegate's seed (its chain's rows) and the parent's replayed context (seed 001, the
 //! parent's own rows with reports in place of delegate results).
 
-use crate::text_at::Owned;
 use crate::keyed::KeySet;
+use crate::text_at::Owned;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -17,7 +17,7 @@ use crate::decode::decode_struct;
 use crate::js_text::json_stringify;
 use crate::js_whitespace;
 use crate::message::{
-    AgentMessage, AssistantMessage, Content, ContentBlock, Extra, ImageBlock, ThinkingBlock,
+    AgentMessage, AssistantMessage, Content, ContentBlock, ImageBlock, ThinkingBlock,
     ToolCallBlock, ToolResultMessage, Usage,
 };
 
@@ -59,7 +59,7 @@ decode_struct!(ProviderBinding "ProviderBinding" {
 
 /// pi's zero usage (with a zero `cost`).
 pub fn zero_usage() -> Usage {
-    let mut extra = Extra::new();
+    let mut extra = crate::js_text::new_map();
     extra.insert(
         "cost".owned(),
         serde_json::json!({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}),
@@ -94,19 +94,14 @@ fn assistant(binding: &ProviderBinding, timestamp: Option<f64>) -> AssistantMess
         content: Vec::new(),
         // pi requires an `api`; an unknown one compares unequal to every model's, as an
         // absent one did
-        api: Some(
-            binding
-                .api
-                .clone()
-                .unwrap_or_else(|| UNKNOWN_API.owned()),
-        ),
+        api: Some(binding.api.clone().unwrap_or_else(|| UNKNOWN_API.owned())),
         provider: Some(binding.provider.clone()),
         model: Some(binding.model.clone()),
         usage: Some(zero_usage()),
         stop_reason: Some("stop".owned()),
         error_message: None,
         timestamp,
-        extra: Extra::new(),
+        extra: crate::js_text::new_map(),
     }
 }
 
@@ -149,7 +144,7 @@ pub fn tool_result_blocks(raw: Option<&Value>) -> Vec<ContentBlock> {
                             blocks.push(ContentBlock::Image(ImageBlock {
                                 data: d.into(),
                                 mime_type: mt.into(),
-                                extra: Extra::new(),
+                                extra: crate::js_text::new_map(),
                             }));
                         }
                     }
@@ -192,7 +187,7 @@ fn tool_result_message(row: &UiMessage, timestamp: Option<f64>) -> ToolResultMes
             matches!(status, Some("running" | "error" | "denied")) || row.is_error == Some(true),
         ),
         timestamp,
-        extra: Extra::new(),
+        extra: crate::js_text::new_map(),
     }
 }
 
@@ -248,7 +243,7 @@ pub fn rows_to_messages(rows: &[&UiMessage], binding: &ProviderBinding) -> Vec<A
                         thinking: thinking.owned(),
                         thinking_signature: binding.thinking_signature.clone(),
                         redacted: None,
-                        extra: Extra::new(),
+                        extra: crate::js_text::new_map(),
                     }));
                 }
                 if !js_whitespace::is_blank(&row.content) {
@@ -282,7 +277,7 @@ pub fn rows_to_messages(rows: &[&UiMessage], binding: &ProviderBinding) -> Vec<A
                         name: name.owned(),
                         arguments: Value::Object(row.tool_args_object().unwrap_or_default()),
                         thought_signature: None,
-                        extra: Extra::new(),
+                        extra: crate::js_text::new_map(),
                     }));
                     carrier.stop_reason = Some("toolUse".owned());
                 }

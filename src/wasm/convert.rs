@@ -2,7 +2,6 @@
 //! export, input decoding that names the path of a bad value, and core errors turned
 //! into JavaScript `Error` objects with a stable `code`.
 
-use crate::text_at::Owned;
 use std::cell::{Ref, RefCell, RefMut};
 
 use serde::Serialize;
@@ -11,6 +10,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::compaction::prepare::CompactionSettings;
 use crate::error::{Error, Field};
+use crate::text_at::Owned;
 
 // The error every export throws, declared for TypeScript: written from the table of codes
 // and fields the thrower uses ([`crate::error::KINDS`]), so the two cannot drift.

@@ -1,13 +1,13 @@
 //! Exports of the foundation: version, token accounting (host-contract §2), the budget
 //! (ADR 0299 §1–2) and the parent context (seed 001).
 
-use crate::text_at::Owned;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{from_js, optional, throw, to_js};
 use super::host::{self, HostArray};
 use super::messages::{facts_at, facts_of_value};
 use crate::budget::{context_budget, BudgetModel};
+use crate::text_at::Owned;
 use crate::tokens;
 
 /// The version of this package (the crate version).

@@ -11,10 +11,10 @@
 //! The readers every export calls are `#[inline(never)]`: one copy in the module, not
 //! one per export (issue 17 §7; a call per host read costs nothing next to the read).
 
-use crate::text_at::Owned;
 use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
+use crate::text_at::Owned;
 
 /// The most elements an input array may have (a delegate context, a transcript).
 pub const MAX_ARRAY_LENGTH: u32 = 1 << 24;

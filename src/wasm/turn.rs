@@ -12,7 +12,6 @@
 //! request overhead, its report) is the core's [`Run`]; what it keeps here besides is
 //! the host's objects.
 
-use crate::text_at::Owned;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -38,6 +37,7 @@ use crate::compaction::turn::{
 use crate::compaction::{Next, Reply};
 use crate::error::Error;
 use crate::role::Role;
+use crate::text_at::Owned;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TURN_TYPES: &str = r#"

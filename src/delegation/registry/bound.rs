@@ -1,11 +1,11 @@
 //! ADR 0279 clause 7: an agent's settled chains are bounded, least recently used out.
 
-use crate::text_at::Owned;
 use std::cmp::Reverse;
 
 use super::Registry;
 use crate::delegation::chain::Standing;
 use crate::delegation::limits::MAX_RESUMABLE_CHAINS_PER_AGENT;
+use crate::text_at::Owned;
 
 impl Registry {
     /// Clause 7 for one agent: keep the most recently used

@@ -1,7 +1,6 @@
 //! ADR 0279 clauses 1, 2, 5, 6 and 8: a run starts (a new chain or the next run of one) and
 //! settles, and the transitions both go through.
 
-use crate::text_at::Owned;
 use super::resume::resume_diagnostics;
 use super::{vanished, Registry};
 use crate::delegation::binding::bind_resumed_run;
@@ -14,6 +13,7 @@ use crate::delegation::types::{
 };
 use crate::error::{Error, Result};
 use crate::js_whitespace;
+use crate::text_at::Owned;
 use crate::transcript::{normalize_agent_name, UiMessage};
 
 impl Registry {
@@ -264,8 +264,7 @@ impl Registry {
         };
         self.by_delegation
             .put(run.delegation_id.clone(), key.owned());
-        self.by_tool_call
-            .put(run.tool_call_id.clone(), key.owned());
+        self.by_tool_call.put(run.tool_call_id.clone(), key.owned());
         chain.runs.push(run);
         chain.last_active = chain.last_active.max(at);
         self.tick = self.tick.max(at.saturating_add(1));

@@ -40,7 +40,6 @@
 //! it mutates: an error leaves the registry unchanged, except `NO_HISTORY`, which drops
 //! the chain.
 
-use crate::text_at::Owned;
 use std::fmt;
 
 use super::chain::Chain;
@@ -53,6 +52,7 @@ use super::wording::{self, ReusableListing};
 use crate::error::{Error, Result};
 use crate::js_whitespace;
 use crate::keyed::Table;
+use crate::text_at::Owned;
 use crate::transcript::UiMessage;
 
 mod bound;

@@ -1,6 +1,5 @@
 //! ADR 0279 clauses 4 and 11: whether a resume may go ahead, and what it records.
 
-use crate::text_at::Owned;
 use super::{vanished, Registry};
 use crate::delegation::binding::ModelBinding;
 use crate::delegation::chain::Chain;
@@ -12,6 +11,7 @@ use crate::delegation::types::{
 use crate::delegation::wording;
 use crate::error::{Error, Result};
 use crate::js_whitespace;
+use crate::text_at::Owned;
 use crate::transcript::{normalize_agent_name, UiMessage};
 
 impl Registry {
