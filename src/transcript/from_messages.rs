@@ -36,7 +36,6 @@ use super::time::ms_to_iso;
 use crate::decode::decode_struct;
 use crate::error::{Error, Result};
 use crate::facts::MessageFacts;
-use crate::js_text::json_stringify;
 use crate::js_whitespace;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::message::AgentMessage;
@@ -327,19 +326,35 @@ pub fn messages_to_rows_at(
     rows_of_messages(&values, owner, start, first_index)
 }
 
-/// The rows of `input` (`messagesToRows`): each message checked as a host message
-/// (`INVALID_INPUT` at `input.messages[i]`, in the message reader's words), then
-/// `rows_of_messages`.
+/// The rows of `input` (`messagesToRows` on values): each message checked as a host
+/// message (`INVALID_INPUT` at `input.messages[i]`, in the message reader's words), then
+/// [`rows_of_facts`].
+#[cfg(not(target_arch = "wasm32"))] // for the native tests (the binding reads the text)
 pub fn rows_of_input(input: &MessagesToRowsInput) -> Result<Vec<UiMessage>> {
+    let mut facts = Vec::with_capacity(input.messages.len());
     for (i, m) in input.messages.iter().enumerate() {
-        MessageFacts::from_json(&json_stringify(m), &format!("input.messages[{i}]"))?;
+        let text = crate::js_text::json_stringify(m);
+        facts.push(MessageFacts::from_json(
+            &text,
+            &format!("input.messages[{i}]"),
+        )?);
     }
-    rows_of_messages(
-        &input.messages,
-        &input.owner,
-        input.start,
-        input.first_index,
-    )
+    rows_of_facts(&facts, &input.owner, input.start, input.first_index)
+}
+
+/// The rows of messages read as host messages (`messagesToRows`: the reader checked
+/// them; each one's JSON text is read again for the fields a row keeps).
+pub fn rows_of_facts(
+    messages: &[MessageFacts],
+    owner: &RowOwner,
+    start: usize,
+    first_index: usize,
+) -> Result<Vec<UiMessage>> {
+    let values: Vec<Value> = messages
+        .iter()
+        .map(|m| crate::js_text::parse_json(m.raw.as_str()).unwrap_or(Value::Null))
+        .collect();
+    rows_of_messages(&values, owner, start, first_index)
 }
 
 /// [`messages_to_rows`] over messages already checked as host messages (their JSON

@@ -17,7 +17,7 @@ pub mod rows;
 pub mod time;
 pub mod to_messages;
 
-pub use from_messages::{rows_of_input, MessagesToRowsInput};
+pub use from_messages::{rows_of_facts, MessagesToRowsInput};
 pub use names::{fold_name, normalize_agent_name, normalize_tool_name};
 pub use rows::{
     dedupe_rows, rows_from_value, CallIds, HeadField, RowFilter, RowHead, RowRole, UiMessage,
@@ -29,7 +29,7 @@ pub use to_messages::{rows_to_messages, tool_result_blocks, zero_usage, Provider
 // paths, and an unused import fails that build (src/lib.rs says why).
 #[cfg(not(target_arch = "wasm32"))]
 pub use {
-    from_messages::{messages_to_rows, messages_to_rows_at, RowOwner},
+    from_messages::{messages_to_rows, messages_to_rows_at, rows_of_input, RowOwner},
     names::{is_read_only_tool, is_task_tool, KNOWN_TOOLS, READ_ONLY_TOOLS, TASK_TOOL},
     to_messages::{is_failed_assistant_row, INTERRUPTED_TOOL_RESULT, MISSING_TOOL_RESULT},
 };

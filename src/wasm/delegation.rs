@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use super::convert::{
     from_js, js_error, js_to_value, optional, state_mut_of, state_of, string_arg, throw, to_js,
 };
-use super::host::{is_array, is_object, prop, threw, HostArray};
+use super::host::{is_array, is_object, prop, split_field, HostArray};
 use crate::delegation::{
     self as core, BindingCandidates, ChainSelector, Registry, ResumeRequest, SeedInput,
     SettleDelegation, StartDelegation,
@@ -22,16 +22,8 @@ use crate::transcript::{CallIds, HeadField, ProviderBinding, RowFilter, RowHead,
 // when the core's row rule ([`RowFilter`]) says the core reads them, judged from the few
 // fields of the row head that rule looks at; each decoded row crosses as one
 // `JSON.stringify` string (not one crossing per property). Rows that are skipped are not
-// validated. Every read of a host value goes through `super::host` (or `dc_without`,
-// which catches too), so what a getter or a revoked Proxy throws becomes
+// validated. Every read of a host value goes through `super::host`, so what a getter or a revoked Proxy throws becomes
 // `INVALID_INPUT` with the path of the value.
-
-#[wasm_bindgen(module = "/src/wasm/host.js")]
-extern "C" {
-    /// A plain copy of `o`'s own enumerable properties except `k`.
-    #[wasm_bindgen(catch)]
-    fn dc_without(o: &JsValue, k: &str) -> Result<JsValue, JsValue>;
-}
 
 /// The fields of the host row `row` that `filter` looks at (those that are strings),
 /// read safely; the others stay `None`.
@@ -94,12 +86,7 @@ fn chain_rows(value: &JsValue, path: &str, calls: &[String]) -> Result<Vec<UiMes
 /// `input` without its `rows` (decoded separately), and the rows value (`undefined`
 /// when absent).
 fn split_rows(input: &JsValue) -> Result<(JsValue, JsValue), JsValue> {
-    if !is_object(input) || is_array(input) {
-        return Ok((input.clone(), JsValue::UNDEFINED));
-    }
-    let rows = prop(input, "rows", "input").map_err(js_error)?;
-    let rest = dc_without(input, "rows").map_err(|thrown| js_error(threw("input", &thrown)))?;
-    Ok((rest, rows))
+    split_field(input, "rows", "input").map_err(js_error)
 }
 
 /// The rows of `value` that belong to the chain `delegation_id` is on (see

@@ -33,6 +33,9 @@ extern "C" {
     fn dc_is_object(v: &JsValue) -> Result<bool, JsValue>;
     #[wasm_bindgen(catch)]
     fn dc_describe_thrown(e: &JsValue) -> Result<String, JsValue>;
+    /// A plain copy of `o`'s own enumerable properties except `k`.
+    #[wasm_bindgen(catch)]
+    fn dc_without(o: &JsValue, k: &str) -> Result<JsValue, JsValue>;
 }
 
 /// The message of a thrown JS value, for an error text. Reading it cannot throw (an
@@ -78,6 +81,18 @@ pub fn join(path: &str, key: &str) -> String {
     } else {
         format!("{path}.{key}")
     }
+}
+
+/// `input` (at `path`) without its `key`, which the caller reads separately, and the
+/// value of `key` (`undefined` when absent). An input that is not an object (or is an
+/// array) is returned as it is, for its decoder to refuse.
+pub fn split_field(input: &JsValue, key: &str, path: &str) -> Result<(JsValue, JsValue), Error> {
+    if !is_object(input) || is_array(input) {
+        return Ok((input.clone(), JsValue::UNDEFINED));
+    }
+    let value = prop(input, key, path)?;
+    let rest = dc_without(input, key).map_err(|thrown| threw(path, &thrown))?;
+    Ok((rest, value))
 }
 
 /// Whether `v` is a JS array (`false` when asking throws, e.g. a revoked proxy).

@@ -6,10 +6,12 @@
 use wasm_bindgen::prelude::*;
 
 use super::convert::{from_js, throw, to_js};
+use super::host::{is_array, is_object, split_field, HostArray};
+use super::messages::facts_of_range;
 use crate::delegation::{
     task_row_refused, task_row_settle, task_row_start, TaskRowRefused, TaskRowSettle, TaskRowStart,
 };
-use crate::transcript::{rows_of_input, MessagesToRowsInput};
+use crate::transcript::{rows_of_facts, MessagesToRowsInput};
 
 /// The rows to persist for pi messages (host-contract §6): a `user` row per user
 /// message, one `assistant` row per turn (text, thinking, model, usage; a failed one as an
@@ -30,8 +32,22 @@ use crate::transcript::{rows_of_input, MessagesToRowsInput};
 pub fn messages_to_rows_js(
     #[wasm_bindgen(unchecked_param_type = "MessagesToRowsInput")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let input: MessagesToRowsInput = from_js(input, "input")?;
-    to_js(&throw(rows_of_input(&input))?)
+    // the messages cross as one `JSON.stringify` and are read by the message reader (the
+    // handle's); the rest of the input is decoded without them
+    let (rest, messages) = throw(split_field(&input, "messages", "input"))?;
+    if is_object(&rest) && !is_array(&rest) {
+        // `rest` is our copy
+        js_sys::Reflect::set(&rest, &JsValue::from_str("messages"), &js_sys::Array::new())?;
+    }
+    let input: MessagesToRowsInput = from_js(rest, "input")?;
+    let messages = throw(HostArray::new(&messages, "input.messages", "messages"))?;
+    let facts = throw(facts_of_range(&messages, 0, messages.len()))?;
+    to_js(&throw(rows_of_facts(
+        &facts,
+        &input.owner,
+        input.start,
+        input.first_index,
+    ))?)
 }
 
 /// The Task row when a run starts (`id == toolCallId`, `details.status: "running"`,
