@@ -634,3 +634,25 @@ test("agent names are normalised as the host does, with JavaScript's trim and to
   assert.ok(sigmas >= 10, `only ${sigmas} names with a final sigma`);
   reg.free();
 });
+
+test("messagesToRows: the rows of a run, and a bad message named by its path in the reader's words", () => {
+  const owner = { parentToolCallId: "task_1", agentName: "explorer" };
+  const messages = [
+    { role: "user", content: "Read a.rs", timestamp: 0 },
+    { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "read", arguments: { path: "a.rs" } }], stopReason: "toolUse", timestamp: 1000 },
+    { role: "toolResult", toolCallId: "c1", toolName: "read", content: "fn a() {}", isError: false, timestamp: 2000 },
+  ];
+  const rows = dc.messagesToRows({ ...owner, messages });
+  assert.deepEqual(rows.map((r) => r.id), ["task_1:u0", "task_1:a1", "task_1:c1"]);
+  assert.deepEqual(rows[2].toolResult, { content: [{ type: "text", text: "fn a() {}" }] });
+  assert.equal(rows[2].toolStatus, "success");
+  // a window of the run: the same row, its index from firstIndex
+  assert.deepEqual(dc.messagesToRows({ ...owner, messages: messages.slice(1), start: 1, firstIndex: 1 }), rows.slice(2));
+  const bad = [messages[0], { ...messages[2], content: [{ type: "text", text: 5 }] }];
+  const e = expectCode(assert, () => dc.messagesToRows({ ...owner, messages: bad }), "INVALID_INPUT", "input.messages[1].content");
+  assert.match(e.message, /\[0\]: text: invalid type: a number, expected a string/);
+  expectCode(assert, () => dc.messagesToRows({ ...owner }), "INVALID_INPUT", "input.messages");
+  expectCode(assert, () => dc.messagesToRows({ ...owner, messages: [5] }), "INVALID_INPUT", "input.messages[0]");
+  expectCode(assert, () => dc.messagesToRows({ messages }), "INVALID_INPUT", "input.idPrefix");
+  expectCode(assert, () => dc.messagesToRows({ ...owner, messages, start: -1 }), "INVALID_INPUT", "input.start");
+});
