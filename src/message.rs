@@ -4,8 +4,11 @@
 //! Every struct keeps the fields we do not model in `extra` and writes them back
 //! unchanged, so a message that passes through the library comes back with every field
 //! it had. A message with a role we do not know is kept whole as [`AgentMessage::Other`]
-//! (it counts 0 tokens, like pi's `estimateTokens`). Input is decoded with
-//! [`AgentMessage::from_value`], which reports the path of a bad value.
+//! (it counts 0 tokens, like pi's `estimateTokens`). [`AgentMessage::from_value`] reads
+//! one from a JSON value, naming the path of a bad value: the native tests, the fuzz
+//! checks and serde's `Deserialize` use it. The package itself reads host messages once,
+//! from their JSON text, as [`crate::facts::MessageFacts`] (the same rules, the same
+//! words): no export reaches this reader, and the module has no copy of it.
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
