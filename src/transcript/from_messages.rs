@@ -319,11 +319,11 @@ pub fn messages_to_rows_at(
     start: usize,
     first_index: usize,
 ) -> Result<Vec<UiMessage>> {
-    let values: Vec<Value> = messages
-        .iter()
-        .map(|m| crate::js_text::to_json_value(m).unwrap_or(Value::Null))
-        .collect();
-    rows_of_messages(&values, owner, start, first_index)
+    let mut facts = Vec::with_capacity(messages.len());
+    for (i, m) in messages.iter().enumerate() {
+        facts.push(m.facts(&format!("messages[{i}]"))?);
+    }
+    rows_of_facts(&facts, owner, start, first_index)
 }
 
 /// The rows of `input` (`messagesToRows` on values): each message checked as a host
