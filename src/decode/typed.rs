@@ -494,8 +494,9 @@ macro_rules! decode_struct {
                 )?;
                 $(let $flat = $crate::decode::decode_struct!(@flat $flat $how);)?
                 // every required slot is full (read_struct checked), so the second arm is
-                // never taken: it forgets the slots (`ManuallyDrop`) rather than drop them, which keeps the
-                // drop of every field of the struct out of the module (issue 17 §7)
+                // never taken: it forgets the slots (`ManuallyDrop`) rather than drop them,
+                // which keeps the drop of every field of the struct out of the module
+                // (issue 17 §7)
                 match ($($crate::decode::decode_struct!(@take $field, $kind $($e)?),)*) {
                     ($(Some($field),)*) => Ok($ty { $($field,)* $($flat,)? }),
                     slots => {

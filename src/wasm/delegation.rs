@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use super::convert::{
     from_js, js_error, js_to_value, optional, state_mut_of, state_of, string_arg, throw, to_js,
 };
-use super::host::{is_array, is_object, prop, split_field, HostArray};
+use super::host::{is_array, is_object, prop, split_field, split_list, HostArray};
 use crate::delegation::{
     self as core, BindingCandidates, ChainSelector, Registry, ResumeRequest, SeedInput,
     SettleDelegation, StartDelegation,
@@ -22,8 +22,8 @@ use crate::transcript::{CallIds, HeadField, ProviderBinding, RowFilter, RowHead,
 // when the core's row rule ([`RowFilter`]) says the core reads them, judged from the few
 // fields of the row head that rule looks at; each decoded row crosses as one
 // `JSON.stringify` string (not one crossing per property). Rows that are skipped are not
-// validated. Every read of a host value goes through `super::host`, so what a getter or a revoked Proxy throws becomes
-// `INVALID_INPUT` with the path of the value.
+// validated. Every read of a host value goes through `super::host`, so what a getter or
+// a revoked Proxy throws becomes `INVALID_INPUT` with the path of the value.
 
 /// The fields of the host row `row` that `filter` looks at (those that are strings),
 /// read safely; the others stay `None`.
@@ -329,12 +329,8 @@ pub fn chain_rows_to_messages(
 pub fn seed_delegate_messages(
     #[wasm_bindgen(unchecked_param_type = "SeedInput")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let (rest, rows) = split_rows(&input)?;
-    if is_object(&rest) && !is_array(&rest) {
-        // `rest` is our copy (an array is the caller's own, and no valid input):
-        // `rows` is decoded below, row by row
-        js_sys::Reflect::set(&rest, &JsValue::from_str("rows"), &js_sys::Array::new())?;
-    }
+    // `rows` is decoded below, row by row
+    let (rest, rows) = split_list(&input, "rows", "input").map_err(js_error)?;
     let mut input: SeedInput = from_js(rest, "input")?;
     input.rows = match &input.chain {
         Some(chain) => {

@@ -95,6 +95,18 @@ pub fn split_field(input: &JsValue, key: &str, path: &str) -> Result<(JsValue, J
     Ok((rest, value))
 }
 
+/// [`split_field`] for a list the input's decoder requires: the copy holds `key: []`
+/// in its place, and the caller reads the list itself (row by row, or as one text).
+pub fn split_list(input: &JsValue, key: &str, path: &str) -> Result<(JsValue, JsValue), Error> {
+    let (rest, value) = split_field(input, key, path)?;
+    if is_object(&rest) && !is_array(&rest) {
+        // `rest` is our plain copy (an input that is not an object came back as it is)
+        js_sys::Reflect::set(&rest, &JsValue::from_str(key), &js_sys::Array::new())
+            .map_err(|thrown| threw(path, &thrown))?;
+    }
+    Ok((rest, value))
+}
+
 /// Whether `v` is a JS array (`false` when asking throws, e.g. a revoked proxy).
 #[inline(never)]
 pub fn is_array(v: &JsValue) -> bool {

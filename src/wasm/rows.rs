@@ -6,7 +6,7 @@
 use wasm_bindgen::prelude::*;
 
 use super::convert::{from_js, throw, to_js};
-use super::host::{is_array, is_object, split_field, HostArray};
+use super::host::{split_list, HostArray};
 use super::messages::facts_of_range;
 use crate::delegation::{
     task_row_refused, task_row_settle, task_row_start, TaskRowRefused, TaskRowSettle, TaskRowStart,
@@ -34,11 +34,7 @@ pub fn messages_to_rows_js(
 ) -> Result<JsValue, JsValue> {
     // the messages cross as one `JSON.stringify` and are read by the message reader (the
     // handle's); the rest of the input is decoded without them
-    let (rest, messages) = throw(split_field(&input, "messages", "input"))?;
-    if is_object(&rest) && !is_array(&rest) {
-        // `rest` is our copy
-        js_sys::Reflect::set(&rest, &JsValue::from_str("messages"), &js_sys::Array::new())?;
-    }
+    let (rest, messages) = throw(split_list(&input, "messages", "input"))?;
     let input: MessagesToRowsInput = from_js(rest, "input")?;
     let messages = throw(HostArray::new(&messages, "input.messages", "messages"))?;
     let facts = throw(facts_of_range(&messages, 0, messages.len()))?;
