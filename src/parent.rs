@@ -191,7 +191,10 @@ pub fn build_parent_context(rows: &[UiMessage]) -> ParentContext {
 /// [`build_parent_context`] with an explicit provider/model binding for the assistants.
 pub fn build_parent_context_with(rows: &[UiMessage], binding: &ProviderBinding) -> ParentContext {
     let mut warnings = Vec::new();
-    let mut own: Vec<UiMessage> = Vec::with_capacity(rows.len());
+    // the subagent rows, their result replaced by the report (the other rows are read
+    // where they are)
+    let mut reported: Vec<UiMessage> = Vec::new();
+    let mut own: Vec<Option<&UiMessage>> = Vec::with_capacity(rows.len());
     for (index, row) in rows.iter().enumerate() {
         if row.head().is_delegate_row() {
             continue; // a delegate's own row: never in the parent's context
@@ -202,17 +205,23 @@ pub fn build_parent_context_with(rows: &[UiMessage], binding: &ProviderBinding) 
                 .as_deref()
                 .is_some_and(|n| is_subagent_tool(&normalize_tool_name(n)));
         if !subagent {
-            own.push(row.clone());
+            own.push(Some(row));
             continue;
         }
         let (report, warning) = report_of_row(row, index);
         warnings.extend(warning);
         let mut row = row.clone();
         row.tool_result = report.map(Value::String);
-        own.push(row);
+        reported.push(row);
+        own.push(None); // its place: the next of `reported`
     }
+    let mut reported = reported.iter();
+    let own: Vec<&UiMessage> = own
+        .into_iter()
+        .filter_map(|row| row.or_else(|| reported.next()))
+        .collect();
     ParentContext {
-        messages: rows_to_messages(&own.iter().collect::<Vec<_>>(), binding),
+        messages: rows_to_messages(&own, binding),
         warnings,
     }
 }

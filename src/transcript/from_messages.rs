@@ -114,8 +114,9 @@ impl RowOwner {
 #[serde(rename_all = "camelCase")]
 pub struct MessagesToRowsInput {
     /// The messages, in order (pi's `AgentMessage`s): a delegate's run from its task on,
-    /// or the parent's session. Kept as given: [`rows_of_input`] checks each as the
-    /// message reader does.
+    /// or the parent's session, as given. The package reads them from their JSON text
+    /// with the message reader ([`rows_of_facts`]); [`rows_of_input`] does the same for
+    /// values.
     #[tsify(type = "AgentMessage[]")]
     pub messages: Vec<Value>,
     #[serde(flatten)]
@@ -202,13 +203,6 @@ fn tool_calls(m: &Value) -> impl Iterator<Item = (&str, &str, &Value)> {
     })
 }
 
-/// An assistant's `stopReason` when it is a failure.
-fn failure(m: &Value) -> Option<StopReason> {
-    string(m, "stopReason")
-        .map(StopReason::parse)
-        .filter(|r| r.is_failed())
-}
-
 /// pi's usage as a row's `usage` (`{inputTokens, outputTokens, cacheReadTokens,
 /// cacheWriteTokens, totalTokens}`).
 fn row_usage(usage: &Value) -> Value {
@@ -227,7 +221,7 @@ fn row_usage(usage: &Value) -> Value {
 }
 
 /// The row of an assistant message (one turn).
-fn assistant_row(owner: &RowOwner, index: usize, m: &Value) -> UiMessage {
+fn assistant_row(owner: &RowOwner, index: usize, f: &MessageFacts, m: &Value) -> UiMessage {
     let mut row = base_row(
         owner,
         format!("a{index}"),
@@ -240,7 +234,8 @@ fn assistant_row(owner: &RowOwner, index: usize, m: &Value) -> UiMessage {
     row.model_id = string(m, "model").map(str::to_string);
     row.provider_id = string(m, "provider").map(str::to_string);
     row.usage = m.get("usage").filter(|u| u.is_object()).map(row_usage);
-    match failure(m).and_then(StopReason::as_str) {
+    let failed = f.stop_reason.filter(|_| f.is_failed());
+    match failed.and_then(StopReason::as_str) {
         Some(reason) => {
             row.status = Some(reason.owned());
             let text = string(m, "errorMessage")
@@ -310,6 +305,11 @@ pub fn messages_to_rows(
     messages_to_rows_at(messages, owner, start, 0)
 }
 
+/// A tool result's `toolCallId` (`""` for another message).
+fn answered(f: &MessageFacts) -> &str {
+    f.answers.as_deref().unwrap_or("")
+}
+
 /// [`messages_to_rows`] over a window of a run whose first message is the run's
 /// `first_index`-th (see [`MessagesToRowsInput::first_index`]).
 #[cfg(not(target_arch = "wasm32"))] // for the native tests
@@ -343,54 +343,43 @@ pub fn rows_of_input(input: &MessagesToRowsInput) -> Result<Vec<UiMessage>> {
 }
 
 /// The rows of messages read as host messages (`messagesToRows`: the reader checked
-/// them; each one's JSON text is read again for the fields a row keeps).
+/// them, and its facts give each one's role, failure and answered call; each one's JSON
+/// text is read again for the fields a row keeps). See the module docs.
 pub fn rows_of_facts(
     messages: &[MessageFacts],
     owner: &RowOwner,
     start: usize,
     first_index: usize,
 ) -> Result<Vec<UiMessage>> {
+    owner.prefix()?;
     let values: Vec<Value> = messages
         .iter()
-        .map(|m| crate::js_text::parse_json(m.raw.as_str()).unwrap_or(Value::Null))
+        .map(|f| crate::js_text::parse_json(f.raw.as_str()).unwrap_or(Value::Null))
         .collect();
-    rows_of_messages(&values, owner, start, first_index)
-}
-
-/// [`messages_to_rows`] over messages already checked as host messages (their JSON
-/// values, read for the fields a row keeps).
-fn rows_of_messages(
-    messages: &[Value],
-    owner: &RowOwner,
-    start: usize,
-    first_index: usize,
-) -> Result<Vec<UiMessage>> {
-    owner.prefix()?;
-    let role = |m: &Value| Role::parse(string(m, "role").unwrap_or(""));
     // every call of a successful assistant, and every result, by tool call id
     let mut calls: Keyed<(&str, &Value, Option<f64>)> = Keyed::default();
     let mut results: Keyed<&Value> = Keyed::default();
-    for m in messages {
-        match role(m) {
-            Role::Assistant if failure(m).is_none() => {
+    for (f, m) in messages.iter().zip(&values) {
+        match f.role {
+            Role::Assistant if !f.is_failed() => {
                 for (id, name, args) in tool_calls(m) {
                     calls.entry(id, || (name, args, number(m, "timestamp")));
                 }
             }
             Role::ToolResult => {
-                results.entry(string(m, "toolCallId").unwrap_or(""), || m);
+                results.entry(answered(f), || m);
             }
             _ => {}
         }
     }
     let mut rows = Vec::new();
     let mut written = KeySet::default();
-    for (index, m) in messages.iter().enumerate().skip(start) {
-        match role(m) {
+    for (index, (f, m)) in messages.iter().zip(&values).enumerate().skip(start) {
+        match f.role {
             Role::User => rows.push(user_row(owner, first_index + index, m)),
             Role::Assistant => {
-                rows.push(assistant_row(owner, first_index + index, m));
-                if failure(m).is_some() {
+                rows.push(assistant_row(owner, first_index + index, f, m));
+                if f.is_failed() {
                     continue;
                 }
                 let ts = number(m, "timestamp");
@@ -403,7 +392,7 @@ fn rows_of_messages(
                 }
             }
             Role::ToolResult => {
-                let id = string(m, "toolCallId").unwrap_or("");
+                let id = answered(f);
                 let tool_name = string(m, "toolName").unwrap_or("");
                 if id.is_empty() || owner.skips(tool_name) || !written.insert(id) {
                     continue;
