@@ -28,6 +28,7 @@ pub use nearest::parse_decimal;
 pub use parse::{parse_value, ParseError};
 pub use write::{to_json, to_json_value, Error as WriteError};
 
+use crate::text_at::Append;
 use crate::text_at::Owned;
 
 /// Parse JSON text the way JavaScript's `JSON.parse` reads numbers: every number is a
@@ -62,6 +63,7 @@ fn doubles_only(v: &mut Value) {
 }
 
 /// Length of `s` in UTF-16 code units (JavaScript's `s.length`).
+#[inline(never)]
 pub fn utf16_len(s: &str) -> usize {
     // ASCII fast path: one unit per byte.
     if s.is_ascii() {
@@ -165,7 +167,7 @@ pub fn js_number_to_string(x: f64) -> String {
     let (digits, e) = shortest_digits(x);
     let mut out = String::new();
     if x < 0.0 {
-        out.push('-');
+        out.append_char('-');
     }
     // without an exponent for 1e-7 < |x| < 1e21
     if (-6..=20).contains(&e) {
@@ -189,10 +191,10 @@ pub fn serde_json_float_text(x: f64) -> String {
     }
     let mut out = String::new();
     if x.is_sign_negative() {
-        out.push('-');
+        out.append_char('-');
     }
     if x == 0.0 {
-        out.push_str("0.0");
+        out.append("0.0");
         return out;
     }
     let (digits, e) = shortest_digits(x);
@@ -210,31 +212,31 @@ pub fn serde_json_float_text(x: f64) -> String {
 fn push_plain(out: &mut String, digits: &str, e: i32, integer_suffix: &str) {
     let point = e + 1; // digits before the decimal point
     if point <= 0 {
-        out.push_str("0.");
+        out.append("0.");
         out.extend(std::iter::repeat_n('0', (-point) as usize));
-        out.push_str(digits);
+        out.append(digits);
     } else if digits.len() <= point as usize {
-        out.push_str(digits);
+        out.append(digits);
         out.extend(std::iter::repeat_n('0', point as usize - digits.len()));
-        out.push_str(integer_suffix);
+        out.append(integer_suffix);
     } else {
-        out.push_str(crate::text_at::upto(digits, point as usize));
-        out.push('.');
-        out.push_str(crate::text_at::from(digits, point as usize));
+        out.append(crate::text_at::upto(digits, point as usize));
+        out.append_char('.');
+        out.append(crate::text_at::from(digits, point as usize));
     }
 }
 
 /// `d.ddde+x` / `d.ddde-x` (no `.` after a single digit): the exponent form JavaScript
 /// and zmij both write.
 fn push_exponent_form(out: &mut String, digits: &str, e: i32) {
-    out.push_str(crate::text_at::upto(digits, 1));
+    out.append(crate::text_at::upto(digits, 1));
     if digits.len() > 1 {
-        out.push('.');
-        out.push_str(crate::text_at::from(digits, 1));
+        out.append_char('.');
+        out.append(crate::text_at::from(digits, 1));
     }
-    out.push('e');
+    out.append_char('e');
     out.push(if e >= 0 { '+' } else { '-' });
-    out.push_str(&e.unsigned_abs().to_string());
+    out.append(&e.unsigned_abs().to_string());
 }
 
 /// A key JavaScript orders first (an array index: canonical integer below 2^32 − 1).
@@ -286,7 +288,7 @@ pub fn json_quote(s: &str) -> String {
 }
 
 fn push_json_string(out: &mut String, s: &str) {
-    out.push('"');
+    out.append_char('"');
     let b = s.as_bytes();
     let mut run = 0; // start of the characters not yet written
     for (i, &c) in b.iter().enumerate() {
@@ -301,56 +303,56 @@ fn push_json_string(out: &mut String, s: &str) {
             0..=0x1f => "",
             _ => continue,
         };
-        out.push_str(crate::text_at::span(s, run, i));
+        out.append(crate::text_at::span(s, run, i));
         if esc.is_empty() {
-            out.push_str(&format!("\\u{:04x}", c));
+            out.append(&format!("\\u{:04x}", c));
         } else {
-            out.push_str(esc);
+            out.append(esc);
         }
         run = i + 1;
     }
-    out.push_str(crate::text_at::from(s, run));
-    out.push('"');
+    out.append(crate::text_at::from(s, run));
+    out.append_char('"');
 }
 
 fn push_json(out: &mut String, v: &Value) {
     match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Null => out.append("null"),
+        Value::Bool(b) => out.append(if *b { "true" } else { "false" }),
         Value::Number(n) => {
             if let Some(u) = n.as_u64() {
-                out.push_str(&u.to_string());
+                out.append(&u.to_string());
             } else if let Some(i) = n.as_i64() {
-                out.push_str(&i.to_string());
+                out.append(&i.to_string());
             } else {
                 match n.as_f64() {
-                    Some(f) if f.is_finite() => out.push_str(&js_number_to_string(f)),
-                    _ => out.push_str("null"),
+                    Some(f) if f.is_finite() => out.append(&js_number_to_string(f)),
+                    _ => out.append("null"),
                 }
             }
         }
         Value::String(s) => push_json_string(out, s),
         Value::Array(items) => {
-            out.push('[');
+            out.append_char('[');
             for (i, x) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.append_char(',');
                 }
                 push_json(out, x);
             }
-            out.push(']');
+            out.append_char(']');
         }
         Value::Object(map) => {
-            out.push('{');
+            out.append_char('{');
             for (i, (k, x)) in js_entries(map).into_iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.append_char(',');
                 }
                 push_json_string(out, k);
-                out.push(':');
+                out.append_char(':');
                 push_json(out, x);
             }
-            out.push('}');
+            out.append_char('}');
         }
     }
 }
@@ -411,8 +413,8 @@ pub fn replace_lone_surrogates(text: &str) -> Option<String> {
                         }
                     }
                     if (0xD800..0xE000).contains(&u) {
-                        out.push_str(crate::text_at::span(text, last, i));
-                        out.push_str("\\ufffd");
+                        out.append(crate::text_at::span(text, last, i));
+                        out.append("\\ufffd");
                         last = i + 6;
                         changed = true;
                     }
@@ -428,7 +430,7 @@ pub fn replace_lone_surrogates(text: &str) -> Option<String> {
     if !changed {
         return None;
     }
-    out.push_str(crate::text_at::from(text, last));
+    out.append(crate::text_at::from(text, last));
     Some(out)
 }
 

@@ -46,6 +46,7 @@ pub fn trim_start(s: &str) -> &str {
 }
 
 /// Whether `s.trim()` is empty in JavaScript.
+#[inline(never)]
 pub fn is_blank(s: &str) -> bool {
     trim_start(s).is_empty()
 }

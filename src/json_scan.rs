@@ -11,6 +11,7 @@
 //! not recursion. Malformed text is an error, never a panic.
 
 use crate::js_whitespace;
+use crate::text_at::Append;
 use crate::text_at::Owned;
 
 /// The kind of a JSON value.
@@ -69,6 +70,7 @@ pub struct Span<'a> {
 
 impl<'a> Span<'a> {
     /// A string's characters as written (without the quotes).
+    #[inline(never)]
     pub fn as_str(&self) -> Option<JsonStr<'a>> {
         (self.kind == Kind::String).then(|| JsonStr {
             raw: crate::text_at::span(self.text, 1, self.text.len() - 1),
@@ -78,6 +80,7 @@ impl<'a> Span<'a> {
     }
 
     /// A number's value; `null` (what `JSON.stringify` writes for NaN and ±Infinity) is NaN.
+    #[inline(never)]
     pub fn as_f64(&self) -> Option<f64> {
         match self.kind {
             Kind::Number => crate::js_text::parse_decimal(self.text),
@@ -109,6 +112,7 @@ impl<'a> Span<'a> {
     }
 
     /// The entries of an object, in order (keys as written).
+    #[inline(never)]
     pub fn entries(&self) -> Result<Vec<(JsonStr<'a>, Span<'a>)>> {
         let mut out = Vec::new();
         self.reader().object(|k, r| {
@@ -119,6 +123,7 @@ impl<'a> Span<'a> {
     }
 
     /// The elements of an array, in order.
+    #[inline(never)]
     pub fn elements(&self) -> Result<Vec<Span<'a>>> {
         let mut out = Vec::new();
         self.reader().array(|_, r| {
@@ -179,6 +184,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The kind of the next value.
+    #[inline(never)]
     pub fn peek(&mut self) -> Result<Kind> {
         self.skip_ws();
         Ok(match self.bytes().get(self.i) {
@@ -550,7 +556,7 @@ impl<'a> JsonStr<'a> {
             let plain_len = crate::text_at::find_byte(rest, b'\\').unwrap_or(rest.len());
             let plain = crate::text_at::upto(rest, plain_len);
             let (head, taken) = crate::js_text::utf16_prefix(plain, max - units);
-            out.push_str(head);
+            out.append(head);
             units += taken;
             if head.len() < plain.len() {
                 return out;

@@ -182,16 +182,19 @@ fn find<K: AsRef<str>, V>(
 }
 
 impl<K: AsRef<str>, V> Table<K, V> {
+    #[inline(never)]
     fn entry_of(&self, key: &str) -> Option<usize> {
         find(&self.index, &self.entries, key, hash(key)).ok()
     }
 
     /// The value of `key`, if one is kept.
+    #[inline(never)]
     pub fn get(&self, key: &str) -> Option<&V> {
         Some(&self.entries.get(self.entry_of(key)?)?.1)
     }
 
     /// The value of `key` to change, if one is kept.
+    #[inline(never)]
     pub fn get_mut(&mut self, key: &str) -> Option<&mut V> {
         let entry = self.entry_of(key)?;
         Some(&mut self.entries.get_mut(entry)?.1)

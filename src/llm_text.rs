@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::js_text::{self, utf16_prefix};
 use crate::json_scan::{Kind, Span};
+use crate::text_at::Append;
 use crate::text_at::Joined;
 use crate::text_at::Owned;
 
@@ -153,14 +154,14 @@ pub struct BashStatus<'a> {
 pub fn bash_execution_text(command: &str, output: &str, f: &BashStatus<'_>) -> String {
     let mut text = format!("Ran `{command}`\n");
     if !output.is_empty() {
-        text.push_str(&format!("```\n{output}\n```"));
+        text.append(&format!("```\n{output}\n```"));
     } else {
-        text.push_str("(no output)");
+        text.append("(no output)");
     }
     let value = |v: Option<&str>| v.and_then(|text| js_text::parse_json(text).ok());
     let truthy = |v: Option<&str>| value(v).is_some_and(|v| js_text::js_truthy(&v));
     if truthy(f.cancelled) {
-        text.push_str("\n\n(command cancelled)");
+        text.append("\n\n(command cancelled)");
     } else if let Some(code) = f.exit_code {
         let shown = match value(Some(code)) {
             None | Some(Value::Null) => None,
@@ -173,7 +174,7 @@ pub fn bash_execution_text(command: &str, output: &str, f: &BashStatus<'_>) -> S
             Some(_) => Some("[object Object]".owned()),
         };
         if let Some(c) = shown {
-            text.push_str(&format!("\n\nCommand exited with code {c}"));
+            text.append(&format!("\n\nCommand exited with code {c}"));
         }
     }
     if truthy(f.truncated) {
@@ -182,7 +183,7 @@ pub fn bash_execution_text(command: &str, output: &str, f: &BashStatus<'_>) -> S
                 Value::String(s) => s,
                 other => js_text::json_stringify(&other),
             };
-            text.push_str(&format!("\n\n[Output truncated. Full output: {p}]"));
+            text.append(&format!("\n\n[Output truncated. Full output: {p}]"));
         }
     }
     text

@@ -13,6 +13,7 @@
 
 mod tables;
 
+use crate::text_at::Append;
 use tables::{CASED, CASE_IGNORABLE, DELTAS, MULTI, RUNS};
 
 /// `s` lowercased: [`push_lowercase`] for each character, except that Σ (U+03A3) becomes ς
@@ -42,7 +43,7 @@ pub fn push_lowercase(c: char, out: &mut String) {
     } else if let Some(one) = single(c) {
         out.push(one);
     } else if let Some((_, many)) = MULTI.iter().find(|(m, _)| *m == c) {
-        out.push_str(many);
+        out.append(many);
     } else {
         out.push(c);
     }
@@ -74,6 +75,7 @@ fn ignorable_then_cased(mut chars: impl Iterator<Item = char>) -> bool {
 
 /// Whether `c` is in the set a boundary stream describes (LEB128 distances between the
 /// code points where membership changes, starting outside at U+0000).
+#[inline(never)]
 fn in_set(stream: &[u8], c: char) -> bool {
     let cp = c as u32;
     let (mut at, mut inside, mut step, mut shift) = (0u32, false, 0u32, 0u32);

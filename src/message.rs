@@ -21,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::role::Role;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::stop_reason::StopReason;
+use crate::text_at::Append;
 
 mod read;
 mod write;
@@ -97,9 +98,9 @@ impl Content {
                 for b in blocks {
                     if let ContentBlock::Text(t) = b {
                         if !first {
-                            out.push_str(sep);
+                            out.append(sep);
                         }
-                        out.push_str(&t.text);
+                        out.append(&t.text);
                         first = false;
                     }
                 }

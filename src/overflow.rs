@@ -216,6 +216,7 @@ struct Compiled {
     non_retryable: Pattern,
 }
 
+#[inline(never)]
 fn compiled() -> &'static Compiled {
     static PATTERNS: OnceLock<Compiled> = OnceLock::new();
     PATTERNS.get_or_init(|| Compiled {
@@ -271,6 +272,7 @@ impl Pattern {
         })
     }
 
+    #[inline(never)]
     fn is_match(&self, text: &[char]) -> bool {
         (0..=text.len()).any(|i| seq(&self.0, text, i, &mut |_| true))
     }

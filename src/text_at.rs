@@ -81,6 +81,26 @@ impl Owned for str {
     }
 }
 
+/// `String::push_str` and `push`, out of line (issue 17 §7: inlined, each call site held
+/// its own reserve and copy).
+pub trait Append {
+    /// `self.push_str(s)`.
+    fn append(&mut self, s: &str);
+    /// `self.push(c)`.
+    fn append_char(&mut self, c: char);
+}
+
+impl Append for String {
+    #[inline(never)]
+    fn append(&mut self, s: &str) {
+        self.push_str(s)
+    }
+    #[inline(never)]
+    fn append_char(&mut self, c: char) {
+        self.push(c)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,6 +13,7 @@ use super::turn::{DelegateTurnOptions, DelegateTurnOutcome, TurnOutcomeKind};
 use crate::budget::ContextBudget;
 use crate::facts::SummaryMarks;
 use crate::message::{AgentMessage, CompactionSummaryMessage};
+use crate::text_at::Append;
 use crate::text_at::{Joined, Owned};
 
 /// What pi's history slot says when a split turn has no earlier history.
@@ -168,6 +169,6 @@ pub fn combine_summary(
         ),
         None => history.unwrap_or("").owned(),
     };
-    summary.push_str(&format_file_operations(read, modified));
+    summary.append(&format_file_operations(read, modified));
     summary
 }

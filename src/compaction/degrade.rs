@@ -30,6 +30,7 @@ use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, SummaryMarks};
 use crate::js_text::{utf16_len, utf16_prefix};
 use crate::role::Role;
+use crate::text_at::Append;
 use crate::text_at::{Joined, Owned};
 
 /// Files named in a degrade note, at most.
@@ -167,25 +168,25 @@ fn note_text(
             .take(NOTE_MAX_FILES)
             .map(String::as_str)
             .collect();
-        text.push_str(&format!(
+        text.append(&format!(
             " Files read or changed in the dropped history: {}",
             shown.joined(", ")
         ));
         if files.len() > NOTE_MAX_FILES {
-            text.push_str(&format!(" (+{} more)", files.len() - NOTE_MAX_FILES));
+            text.append(&format!(" (+{} more)", files.len() - NOTE_MAX_FILES));
         }
-        text.push('.');
+        text.append_char('.');
     }
     if recent_follow {
-        text.push_str(" The task brief above is kept verbatim and the most recent messages follow; re-read anything you still need.");
+        text.append(" The task brief above is kept verbatim and the most recent messages follow; re-read anything you still need.");
     } else {
-        text.push_str(" The task brief above is kept verbatim; no earlier messages follow. Re-read anything you still need.");
+        text.append(" The task brief above is kept verbatim; no earlier messages follow. Re-read anything you still need.");
     }
     let mut carried_from = None;
     if let Some(s) = carried {
-        text.push_str("\n\nSummary of the earlier work:\n\n");
+        text.append("\n\nSummary of the earlier work:\n\n");
         carried_from = Some(utf16_len(&text));
-        text.push_str(s);
+        text.append(s);
     }
     Note { text, carried_from }
 }

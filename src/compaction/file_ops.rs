@@ -25,6 +25,7 @@ pub struct FileOps {
     pub edited: Vec<String>,
 }
 
+#[inline(never)]
 fn add_unique(set: &mut Vec<String>, v: &str) {
     if !set.iter().any(|x| x == v) {
         set.push(v.owned());

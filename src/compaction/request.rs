@@ -22,6 +22,7 @@ use crate::facts::MessageFacts;
 use crate::js_text::{utf16_len, utf16_prefix};
 use crate::js_whitespace;
 use crate::message::AgentMessage;
+use crate::text_at::Append;
 use crate::text_at::Owned;
 
 /// pi's `SUMMARIZATION_SYSTEM_PROMPT`.
@@ -139,9 +140,9 @@ pub fn serialize_facts<'f>(facts: impl IntoIterator<Item = &'f MessageFacts>) ->
     for facts in facts {
         for part in facts.parts() {
             if !out.is_empty() {
-                out.push_str("\n\n");
+                out.append("\n\n");
             }
-            out.push_str(&part);
+            out.append(&part);
         }
     }
     out
@@ -219,9 +220,9 @@ fn cut_marked(text: &str, max: usize) -> String {
 fn push_joined<'p>(out: &mut String, parts: impl Iterator<Item = &'p str>) {
     for (i, p) in parts.enumerate() {
         if i > 0 {
-            out.push_str("\n\n");
+            out.append("\n\n");
         }
-        out.push_str(p);
+        out.append(p);
     }
 }
 
@@ -372,18 +373,18 @@ pub fn build_summary_request(spec: &SummaryRequestSpec<'_>) -> Option<SummaryReq
     bounded |= shortened.is_some();
     let mut prompt = String::with_capacity(task_len + whole.min(conv_budget) + prev_len + fixed);
     if let Some(t) = &task {
-        prompt.push_str(t);
+        prompt.append(t);
     }
-    prompt.push_str(open);
+    prompt.append(open);
     match &shortened {
         Some(parts) => push_joined(&mut prompt, parts.iter().map(String::as_str)),
         None => push_joined(&mut prompt, spec.parts.iter().map(|p| p.as_str())),
     }
-    prompt.push_str(close);
+    prompt.append(close);
     if let Some(p) = &previous {
-        prompt.push_str(&format!("<previous-summary>\n{p}\n</previous-summary>\n\n"));
+        prompt.append(&format!("<previous-summary>\n{p}\n</previous-summary>\n\n"));
     }
-    prompt.push_str(&base);
+    prompt.append(&base);
     let input_chars = utf16_len(SUMMARIZATION_SYSTEM_PROMPT) + utf16_len(&prompt);
     let estimated_input_tokens = input_chars.div_ceil(4) as u64;
     if estimated_input_tokens + max_tokens > spec.context_window {

@@ -41,6 +41,7 @@ impl std::error::Error for Words {}
 impl serde::de::Error for Words {
     // (serde_json would read a trailing ` at line L column C` as a position: every
     // message here ends in serde's expectation or a field's name, never in such text)
+    #[inline(never)]
     fn custom<T: std::fmt::Display>(msg: T) -> Self {
         Words(msg.to_string())
     }

@@ -47,6 +47,7 @@ decode_struct!(ModelBinding "ModelBinding" {
 
 impl ModelBinding {
     /// The model id: `modelId`, else the model part of `key`.
+    #[inline(never)]
     pub fn effective_model_id(&self) -> Option<String> {
         self.model_id.clone().or_else(|| {
             self.key

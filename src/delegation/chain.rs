@@ -97,6 +97,7 @@ impl Chain {
     }
 
     /// Known to have nothing to replay (or no brief to seed with).
+    #[inline(never)]
     pub fn is_known_empty(&self) -> bool {
         self.brief.is_empty() || self.runs.iter().all(|run| run.replayable == Some(false))
     }
@@ -126,6 +127,7 @@ impl Chain {
         }
     }
 
+    #[inline(never)]
     pub fn tool_call_ids(&self) -> Vec<String> {
         self.runs
             .iter()

@@ -2,6 +2,7 @@
 //! with a future one") and clause 1 (the internal chain key): where ids come from.
 
 use crate::error::{Error, Result};
+use crate::text_at::Append;
 
 /// A source of fresh ids (delegationIds and internal chain keys).
 pub type IdSource = Box<dyn FnMut() -> Result<String>>;
@@ -18,7 +19,7 @@ pub fn random_uuid_v4() -> Result<String> {
     let mut id = String::with_capacity(36);
     for (i, b) in bytes.iter().enumerate() {
         if matches!(i, 4 | 6 | 8 | 10) {
-            id.push('-');
+            id.append_char('-');
         }
         for nibble in [b >> 4, b & 0x0f] {
             id.push(char::from(b"0123456789abcdef"[usize::from(nibble)]));

@@ -22,6 +22,7 @@ use crate::text_at::{Joined, Owned};
 
 use super::limits::MAX_RESUMABLE_LISTED_FILES;
 use super::types::ResumableChain;
+use crate::text_at::Append;
 
 /// Clause 9, last paragraph: the description of the Task tool's `resume` parameter
 /// ("reuse requires the id; prose alone does not resume anything"), and clause 4's
@@ -73,7 +74,7 @@ pub fn files_line(files: &[String]) -> String {
     let shown = files.len().min(MAX_RESUMABLE_LISTED_FILES);
     let mut out = files.get(..shown).unwrap_or_default().joined(", ");
     if files.len() > shown {
-        out.push_str(&format!(" (+{} more)", files.len() - shown));
+        out.append(&format!(" (+{} more)", files.len() - shown));
     }
     out
 }

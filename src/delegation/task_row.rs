@@ -268,10 +268,10 @@ fn task_row(tool_call_id: &str, args: &TaskArgs, created_at: String) -> UiMessag
 fn with_details(details: &TaskDetails, content: Option<&str>) -> Value {
     let mut out = crate::js_text::new_map();
     if let Some(text) = content {
-        out.insert(
-            "content".owned(),
-            serde_json::json!([{"type": "text", "text": text}]),
-        );
+        let mut block = crate::js_text::new_map();
+        block.insert("type".owned(), Value::String("text".owned()));
+        block.insert("text".owned(), Value::String(text.owned()));
+        out.insert("content".owned(), Value::Array(vec![Value::Object(block)]));
     }
     out.insert(
         "details".owned(),

@@ -11,6 +11,7 @@ pub(crate) fn trimmed(text: Option<&str>) -> Option<&str> {
 }
 
 /// [`trimmed`], owned.
+#[inline(never)]
 pub(crate) fn non_blank(text: Option<&str>) -> Option<String> {
     trimmed(text).map(str::to_string)
 }

@@ -244,6 +244,7 @@ impl Decode for RunStatus {
 impl RunStatus {
     /// The status a Task row recorded (`running` is read as it is; the rebuild decides
     /// what a run still running at the end of a transcript is).
+    #[inline(never)]
     pub fn from_recorded(text: &str) -> RunStatus {
         if text == "running" {
             return RunStatus::Running;

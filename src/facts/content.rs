@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::json_scan::{self, Halt, Kind, Span};
 use crate::llm_text;
 use crate::role::Role;
+use crate::text_at::Append;
 
 /// A message's `content` read as pi reads it.
 pub(super) struct ContentRead {
@@ -123,7 +124,7 @@ fn read_content(
             read.chars += units;
             if read.text_units < keep_units {
                 read.text
-                    .push_str(&t.decode_prefix(keep_units - read.text_units));
+                    .append(&t.decode_prefix(keep_units - read.text_units));
             }
             read.text_units += units;
         }
@@ -136,6 +137,7 @@ fn read_content(
 /// The blocks of the array at `reader` (consumed), each checked ([`read_block`]) and
 /// handed to `each` in order; a bad block (the `i`-th) stops the walk with `bad`'s
 /// wording of its error. One walk for both readers of blocks (issue 17 §7).
+#[inline(never)]
 fn read_blocks<'a>(
     reader: &mut json_scan::Reader<'a>,
     at: Loc<'_>,

@@ -84,6 +84,7 @@ pub struct RawText {
 
 impl RawText {
     /// The text.
+    #[inline(never)]
     pub fn as_str(&self) -> &str {
         self.text
             .get(self.start as usize..self.end as usize)
@@ -110,6 +111,7 @@ pub struct MessageText {
 
 impl MessageFacts {
     /// The message's characters (parts, user text, summary), read again from its text.
+    #[inline(never)]
     pub fn text(&self) -> MessageText {
         let mut text = MessageText::default();
         let mut reader = json_scan::Reader::new(self.raw.as_str());

@@ -126,6 +126,7 @@ impl<'a> Fields<'a> {
     }
 
     /// The field whose key is `key`.
+    #[inline(never)]
     pub(super) fn get(&self, key: &str) -> Option<Span<'a>> {
         index_of(&KEYS, key).and_then(|i| self.0.get(i).copied().flatten())
     }
@@ -146,6 +147,7 @@ impl<'a> Checked<'_, 'a> {
     pub(super) fn required(&self, field: &str) -> Result<Span<'a>> {
         self.f.get(field).ok_or_else(|| missing(&self.path, field))
     }
+    #[inline(never)]
     fn string_of(&self, field: &str, v: Span<'a>) -> Result<JsonStr<'a>> {
         v.as_str()
             .ok_or_else(|| wrong_type(&self.at(field), "", v.kind, "a string"))

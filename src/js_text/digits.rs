@@ -10,6 +10,7 @@
 //! does the same). [`rust_display`]: the text of Rust's `{}` for an `f64`, for messages.
 
 use super::nearest::POW10;
+use crate::text_at::Append;
 use crate::text_at::Owned;
 
 /// The shortest digits of `x` (finite, not zero; the sign ignored) and the exponent of
@@ -155,7 +156,7 @@ fn exact_decimal(x: f64) -> (String, i32) {
         if i > 0 {
             text.extend(std::iter::repeat_n('0', 9 - digits.len()));
         }
-        text.push_str(&digits);
+        text.append(&digits);
     }
     (text, q.min(0).abs())
 }
@@ -168,14 +169,14 @@ pub fn rust_display(x: f64) -> String {
     }
     let mut out = String::new();
     if x.is_sign_negative() {
-        out.push('-');
+        out.append_char('-');
     }
     if x.is_infinite() {
-        out.push_str("inf");
+        out.append("inf");
         return out;
     }
     if x == 0.0 {
-        out.push('0');
+        out.append_char('0');
         return out;
     }
     let (digits, e) = shortest_digits(x);

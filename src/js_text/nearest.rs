@@ -83,6 +83,7 @@ pub fn parse_decimal(text: &str) -> Option<f64> {
 }
 
 /// The run of ASCII digits at `*i`, moving `*i` past it.
+#[inline(never)]
 fn digits_at<'a>(b: &'a [u8], i: &mut usize) -> &'a [u8] {
     let start = *i;
     while b.get(*i).is_some_and(u8::is_ascii_digit) {
@@ -138,6 +139,7 @@ fn head_value(int: &[u8], frac: &[u8], exp: i64) -> Option<f64> {
 /// `-27..=22`: `w × 5^exp10` (below 2^64 · 5^22 < 2^116) against a midpoint's `m`, or `w`
 /// against `m × 5^-exp10` (`m` < 2^55, 5^27 < 2^63: below 2^118), each with its power of
 /// two. `None` beyond.
+#[inline(never)]
 fn small(w: u64, exp10: i64) -> Option<impl Fn(u64, i32) -> Ordering> {
     if !(-27..=22).contains(&exp10) {
         return None;
@@ -206,6 +208,7 @@ struct Digits {
 
 impl Digits {
     /// One more digit of the text, before (`integral`) or after the decimal point.
+    #[inline(never)]
     fn push(&mut self, c: u8, integral: bool) {
         let started = !self.kept.is_empty();
         if started || c != b'0' {
@@ -356,6 +359,7 @@ type Midpoints<'a> = &'a dyn Fn(u64, i32) -> Ordering;
 
 /// Where a decimal lies against the decimals that round to `x` (finite, not negative):
 /// `Less` below them, `Equal` among them, `Greater` above.
+#[inline(never)]
 fn place(x: f64, cmp: Midpoints) -> Ordering {
     let (m, q) = significand(x);
     let even = m % 2 == 0;
@@ -402,6 +406,7 @@ impl Big {
     }
 
     /// `self = self × f + a`.
+    #[inline(never)]
     fn mul_add(&mut self, f: u32, a: u32) {
         let mut carry = u64::from(a);
         for limb in self.0.iter_mut() {

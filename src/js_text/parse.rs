@@ -9,6 +9,7 @@
 //! an error; a repeated key keeps its first place and its last value. Errors say what
 //! and where, in serde_json's words (`expected value at line 1 column 1`).
 
+use crate::text_at::Append;
 use serde_json::{Number, Value};
 
 /// serde_json's limit: the 128th nested array or object is refused.
@@ -113,6 +114,7 @@ impl Parser<'_> {
         }
     }
 
+    #[inline(never)]
     fn word(&mut self, w: &'static [u8], v: Value) -> Result<Value, ParseError> {
         for &c in w {
             match self.peek() {
@@ -196,7 +198,7 @@ impl Parser<'_> {
             match c {
                 b'"' | b'\\' => {
                     // the bytes before are whole UTF-8 characters (the text is a `str`)
-                    out.push_str(crate::text_at::span(self.text, start, self.i));
+                    out.append(crate::text_at::span(self.text, start, self.i));
                     self.i += 1;
                     if c == b'"' {
                         return Ok(out);

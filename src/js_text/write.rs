@@ -10,6 +10,7 @@
 //! `{"Newtype":v}`, `{"Tuple":[..]}`, `{"Struct":{..}}`), a map key that is a number or
 //! a boolean quoted, any other key refused with serde_json's messages.
 
+use crate::text_at::Append;
 use serde::ser::{self, Serialize};
 
 type Result<T = ()> = std::result::Result<T, Error>;
@@ -59,7 +60,7 @@ pub fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String> {
 impl Writer {
     #[inline(never)]
     fn raw(&mut self, s: &str) {
-        self.out.push_str(s);
+        self.out.append(s);
     }
 
     #[inline(never)]
@@ -87,7 +88,7 @@ impl Writer {
     #[inline(never)]
     fn int(&mut self, i: i64) {
         if i < 0 {
-            self.out.push('-');
+            self.out.append_char('-');
         }
         self.uint(i.unsigned_abs());
     }
@@ -95,24 +96,24 @@ impl Writer {
     #[inline(never)]
     fn float(&mut self, f: f64) {
         if f.is_finite() {
-            self.out.push_str(&super::js_number_to_string(f));
+            self.out.append(&super::js_number_to_string(f));
         } else {
-            self.out.push_str("null");
+            self.out.append("null");
         }
     }
 
     /// `{"variant":` and the rest of an enum's variant written as an object.
     #[inline(never)]
     fn variant_key(&mut self, variant: &str) {
-        self.out.push('{');
+        self.out.append_char('{');
         self.string(variant);
-        self.out.push(':');
+        self.out.append_char(':');
     }
 
     /// An array or object opened with `open`, to be closed with `close`.
     #[inline(never)]
     fn open(&mut self, open: &str, close: &'static str) -> Compound<'_> {
-        self.out.push_str(open);
+        self.out.append(open);
         Compound {
             w: self,
             first: true,
@@ -133,7 +134,7 @@ impl Compound<'_> {
     #[inline(never)]
     fn next(&mut self) -> &mut Writer {
         if !self.first {
-            self.w.out.push(',');
+            self.w.out.append_char(',');
         }
         self.first = false;
         &mut *self.w
@@ -144,13 +145,13 @@ impl Compound<'_> {
     fn key(&mut self, key: &str) -> &mut Writer {
         let w = self.next();
         w.string(key);
-        w.out.push(':');
+        w.out.append_char(':');
         w
     }
 
     #[inline(never)]
     fn close(self) -> Result {
-        self.w.out.push_str(self.close);
+        self.w.out.append(self.close);
         Ok(())
     }
 }
@@ -313,7 +314,7 @@ impl ser::SerializeMap for Compound<'_> {
         key.serialize(KeyWriter(self.next()))
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
-        self.w.out.push(':');
+        self.w.out.append_char(':');
         value.serialize(&mut *self.w)
     }
     fn end(self) -> Result {
@@ -355,9 +356,9 @@ impl KeyWriter<'_> {
     /// A key written by the value writer `write`, inside quotes.
     #[inline(never)]
     fn quoted(self, write: impl FnOnce(&mut Writer)) -> Result {
-        self.0.out.push('"');
+        self.0.out.append_char('"');
         write(self.0);
-        self.0.out.push('"');
+        self.0.out.append_char('"');
         Ok(())
     }
 }
@@ -418,6 +419,7 @@ impl ser::Serializer for KeyWriter<'_> {
     fn serialize_f32(self, v: f32) -> Result {
         self.serialize_f64(v.into())
     }
+    #[inline(never)]
     fn serialize_f64(self, v: f64) -> Result {
         if !v.is_finite() {
             return Err(ser::Error::custom(

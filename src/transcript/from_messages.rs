@@ -167,11 +167,13 @@ fn base_row(owner: &RowOwner, suffix: String, role: RowRole, ts: Option<f64>) ->
 }
 
 /// A message's (or block's) field `key` when it is a string.
+#[inline(never)]
 fn string<'a>(m: &'a Value, key: &str) -> Option<&'a str> {
     m.get(key).and_then(Value::as_str)
 }
 
 /// A message's field `key` when it is a number.
+#[inline(never)]
 fn number(m: &Value, key: &str) -> Option<f64> {
     m.get(key).and_then(Value::as_f64)
 }

@@ -5,6 +5,7 @@
 
 use crate::js_whitespace;
 use crate::lowercase;
+use crate::text_at::Append;
 use crate::text_at::Owned;
 
 /// The host's tools under their canonical names. A name that folds (case and separators
@@ -37,6 +38,7 @@ pub const TASK_TOOL: &str = "task";
 
 /// A name with case and the separators `_`, `-`, space and `.` ignored (how names are
 /// compared: [`normalize_tool_name`]'s known tools, the inherited-tools deny list).
+#[inline(never)]
 pub fn fold_name(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     for c in name.chars().filter(|c| !matches!(c, '_' | '-' | ' ' | '.')) {
@@ -53,6 +55,7 @@ pub fn fold_name(name: &str) -> String {
 ///    that does not start with a capital is kept as it is (`custom_tool`, `myTool`).
 ///
 /// The name is trimmed first.
+#[inline(never)]
 pub fn normalize_tool_name(name: &str) -> String {
     let name = js_whitespace::trim(name);
     let folded = fold_name(name);
@@ -67,7 +70,7 @@ pub fn normalize_tool_name(name: &str) -> String {
     for c in name.chars() {
         if c.is_ascii_uppercase() {
             if after_lower {
-                out.push('_');
+                out.append_char('_');
             }
             out.push(c.to_ascii_lowercase());
             after_lower = false;

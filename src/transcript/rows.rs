@@ -149,6 +149,7 @@ impl RowRole {
 impl UiMessage {
     /// A row the package writes: its id and role, every other field empty (the writers
     /// of [`super::from_messages`] and the Task rows fill in theirs).
+    #[inline(never)]
     pub fn new(id: String, role: RowRole) -> UiMessage {
         UiMessage {
             id,
@@ -192,11 +193,13 @@ impl UiMessage {
     }
 
     /// The id a Task row is known by ([`RowHead::task_call_id`]).
+    #[inline(never)]
     pub fn task_call_id(&self) -> &str {
         self.head().task_call_id()
     }
 
     /// `toolArgs` as an object: an object as is, a JSON string parsed; `None` otherwise.
+    #[inline(never)]
     pub fn tool_args_object(&self) -> Option<Map<String, Value>> {
         match self.tool_args.as_ref()? {
             Value::Object(m) => Some(m.clone()),

@@ -59,11 +59,12 @@ decode_struct!(ProviderBinding "ProviderBinding" {
 
 /// pi's zero usage (with a zero `cost`).
 pub fn zero_usage() -> Usage {
+    let mut cost = crate::js_text::new_map();
+    for key in ["input", "output", "cacheRead", "cacheWrite", "total"] {
+        cost.insert(key.owned(), Value::from(0));
+    }
     let mut extra = crate::js_text::new_map();
-    extra.insert(
-        "cost".owned(),
-        serde_json::json!({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}),
-    );
+    extra.insert("cost".owned(), Value::Object(cost));
     Usage {
         input: Some(0.0),
         output: Some(0.0),
@@ -275,7 +276,10 @@ pub fn rows_to_messages(rows: &[&UiMessage], binding: &ProviderBinding) -> Vec<A
                     carrier.content.push(ContentBlock::ToolCall(ToolCallBlock {
                         id: call_id.owned(),
                         name: name.owned(),
-                        arguments: Value::Object(row.tool_args_object().unwrap_or_default()),
+                        arguments: Value::Object(
+                            row.tool_args_object()
+                                .unwrap_or_else(crate::js_text::new_map),
+                        ),
                         thought_signature: None,
                         extra: crate::js_text::new_map(),
                     }));

@@ -220,7 +220,8 @@ pub fn to_js_error(err: &Error) -> JsValue {
     e.into()
 }
 
-/// Map a core result's error to a JS `Error`.
+/// Map a core result's error to a JS `Error` (one copy per result type, not one per call).
+#[inline(never)]
 pub fn throw<T>(r: crate::Result<T>) -> Result<T, JsValue> {
     r.map_err(js_error)
 }

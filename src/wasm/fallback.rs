@@ -158,7 +158,9 @@ pub fn provider_error(error: &JsValue) -> Result<ProviderError, JsValue> {
             input: usage_number("input")?,
             output: usage_number("output")?,
             cache_read: usage_number("cacheRead")?,
-            ..Default::default()
+            cache_write: None,
+            total_tokens: None,
+            extra: crate::js_text::new_map(),
         })
     } else {
         None

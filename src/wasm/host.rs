@@ -40,6 +40,7 @@ extern "C" {
 
 /// The message of a thrown JS value, for an error text. Reading it cannot throw (an
 /// `Error` whose `message` is a throwing getter, a revoked `Proxy`, a `Symbol`).
+#[inline(never)]
 pub fn describe_thrown(e: &JsValue) -> String {
     dc_describe_thrown(e).unwrap_or_else(|_| "an unreadable value was thrown".owned())
 }

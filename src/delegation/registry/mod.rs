@@ -165,6 +165,7 @@ impl Registry {
 
     // ---------------------------------------------------------------------- reading
 
+    #[inline(never)]
     pub(super) fn key_of(&self, delegation_id: &str) -> Option<&String> {
         self.by_delegation.get(js_whitespace::trim(delegation_id))
     }
