@@ -49,6 +49,7 @@
 //! | all | one error enum, a stable code per variant | [`error`] |
 //! | all | one stable sort (one copy in the module) | [`order`] |
 //! | all | tables by string key (one hash map type in the module) | [`keyed`] |
+//! | all | the module's memory allocator (merging free neighbours, sized free lists) | [`heap`] |
 //!
 //! Everything above is plain Rust, tested natively. [`wasm`] is the only module that
 //! knows wasm-bindgen: it decodes, calls the core, encodes.
@@ -82,6 +83,8 @@ pub mod error;
 pub mod facts;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod fallback;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod heap;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod js_text;
 #[cfg(not(target_arch = "wasm32"))]
@@ -127,6 +130,7 @@ private_modules!(
     error,
     facts,
     fallback,
+    heap,
     js_text,
     js_whitespace,
     json_scan,
