@@ -4,7 +4,7 @@
 //! `DelegateContextError`, whose `code` is [`Error::code`] and whose other properties are
 //! [`Error::fields`]. Codes are part of the public API: never rename one.
 
-use crate::text_at::Joined;
+use crate::text_build::Joined;
 use std::fmt;
 
 /// A value attached to an error as a property of the JS `Error`.

@@ -14,7 +14,7 @@
 //! are kept in lists by size (four lists per power of two, as TLSF has them), with a
 //! bitmap of the lists that hold any: a request takes the first chunk of the first list
 //! whose every chunk fits (constant time), else the first fitting one among the first
-//! [`SCAN`] of its own size's list, else grows memory. The region ends in a fence (an
+//! `SCAN` (16) of its own size's list, else grows memory. The region ends in a fence (an
 //! in-use header of size 0); memory grown right after it extends the last chunk.
 //! Memory comes from a [`Pages`] source: `memory.grow` in the module, a fixed arena in
 //! the native tests.

@@ -28,8 +28,8 @@ pub use nearest::parse_decimal;
 pub use parse::{parse_value, ParseError};
 pub use write::{to_json, to_json_value, Error as WriteError};
 
-use crate::text_at::Append;
-use crate::text_at::Owned;
+use crate::text_build::Append;
+use crate::text_build::Owned;
 
 /// Parse JSON text the way JavaScript's `JSON.parse` reads numbers: every number is a
 /// double. [`parse_value`] keeps integers as 64-bit integers, and one beyond 2^53 (which

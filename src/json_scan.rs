@@ -11,8 +11,8 @@
 //! not recursion. Malformed text is an error, never a panic.
 
 use crate::js_whitespace;
-use crate::text_at::Append;
-use crate::text_at::Owned;
+use crate::text_build::Append;
+use crate::text_build::Owned;
 
 /// The kind of a JSON value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -50,6 +50,8 @@
 //! | all | one stable sort (one copy in the module) | [`order`] |
 //! | all | tables by string key (one hash map type in the module) | [`keyed`] |
 //! | all | the module's memory allocator (merging free neighbours, sized free lists) | [`heap`] |
+//! | all | slices of text without a panic path | [`text_at`] |
+//! | all | text built by code compiled once (`join`, `to_string`, `push_str`) | [`text_build`] |
 //!
 //! Everything above is plain Rust, tested natively. [`wasm`] is the only module that
 //! knows wasm-bindgen: it decodes, calls the core, encodes.
@@ -112,6 +114,8 @@ pub mod stop_reason;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod text_at;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod text_build;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod text_table;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod tokens;
@@ -144,6 +148,7 @@ private_modules!(
     role,
     stop_reason,
     text_at,
+    text_build,
     text_table,
     tokens,
     transcript,

@@ -10,9 +10,9 @@ use serde_json::Value;
 
 use crate::js_text::{self, utf16_prefix};
 use crate::json_scan::{Kind, Span};
-use crate::text_at::Append;
-use crate::text_at::Joined;
-use crate::text_at::Owned;
+use crate::text_build::Append;
+use crate::text_build::Joined;
+use crate::text_build::Owned;
 
 /// pi's `COMPACTION_SUMMARY_PREFIX` / `_SUFFIX` (how a summary is shown to the model).
 pub const COMPACTION_SUMMARY_PREFIX: &str =

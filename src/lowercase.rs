@@ -13,7 +13,7 @@
 
 mod tables;
 
-use crate::text_at::Append;
+use crate::text_build::Append;
 use tables::{CASED, CASE_IGNORABLE, DELTAS, MULTI, RUNS};
 
 /// `s` lowercased: [`push_lowercase`] for each character, except that Σ (U+03A3) becomes ς

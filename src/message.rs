@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::role::Role;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::stop_reason::StopReason;
-use crate::text_at::Append;
+use crate::text_build::Append;
 
 mod read;
 mod write;

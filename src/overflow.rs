@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use crate::js_whitespace::is_js_space;
 use crate::stop_reason::StopReason;
-use crate::text_at::Joined;
+use crate::text_build::Joined;
 
 /// pi-ai 0.85.1's `OVERFLOW_PATTERNS` (all case-insensitive), each with the provider it
 /// is for (a comment: the module holds the patterns only).

@@ -17,7 +17,7 @@ use tsify::Tsify;
 use crate::js_text::js_truthy;
 use crate::js_whitespace;
 use crate::message::{AgentMessage, Content};
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 use crate::transcript::{
     normalize_tool_name, rows_to_messages, tool_result_blocks, ProviderBinding, RowRole, UiMessage,
 };

@@ -6,10 +6,7 @@
 //! cannot happen here, since every index these take comes from an ASCII delimiter or a
 //! char boundary. These give `""` for a range that is not one, which no caller reaches.
 //!
-//! [`Joined::joined`] is `join` as one small loop: std's `join` is an unchecked copy
-//! loop compiled once per element type. [`Owned::owned`] is `to_string` of a `str` out
-//! of line: std's is inlined at each of the ~120 call sites (allocation, its failure
-//! path and the copy).
+//! Text built from parts lives in [`crate::text_build`].
 
 /// `&s[start..end]`.
 #[inline]
@@ -42,65 +39,6 @@ pub fn split_once_byte(s: &str, b: u8) -> Option<(&str, &str)> {
     Some((upto(s, at), from(s, at + 1)))
 }
 
-/// `parts` joined with `sep` between them (`[T]::join` for text).
-pub trait Joined {
-    /// The parts with `sep` between them.
-    fn joined(&self, sep: &str) -> String;
-}
-
-impl<S: AsRef<str>> Joined for [S] {
-    fn joined(&self, sep: &str) -> String {
-        let len = self
-            .iter()
-            .map(|p| p.as_ref().len() + sep.len())
-            .sum::<usize>();
-        let mut out = String::with_capacity(len);
-        for (i, part) in self.iter().enumerate() {
-            if i > 0 {
-                out.push_str(sep);
-            }
-            out.push_str(part.as_ref());
-        }
-        out
-    }
-}
-
-/// A string slice as an owned `String`, out of line: one copy of the allocation and the
-/// byte copy for the module's call sites, not one inlined at each (issue 17 §7).
-pub trait Owned {
-    /// `self.to_string()`.
-    fn owned(&self) -> String;
-}
-
-impl Owned for str {
-    #[inline(never)]
-    fn owned(&self) -> String {
-        let mut s = String::with_capacity(self.len());
-        s.push_str(self);
-        s
-    }
-}
-
-/// `String::push_str` and `push`, out of line (issue 17 §7: inlined, each call site held
-/// its own reserve and copy).
-pub trait Append {
-    /// `self.push_str(s)`.
-    fn append(&mut self, s: &str);
-    /// `self.push(c)`.
-    fn append_char(&mut self, c: char);
-}
-
-impl Append for String {
-    #[inline(never)]
-    fn append(&mut self, s: &str) {
-        self.push_str(s)
-    }
-    #[inline(never)]
-    fn append_char(&mut self, c: char) {
-        self.push(c)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,18 +58,6 @@ mod tests {
         assert_eq!(upto(s, 5), "");
         assert_eq!(from(s, 8), "");
         assert_eq!(span(s, 3, 1), "");
-    }
-
-    #[test]
-    fn joined_is_join() {
-        let parts = ["a", "", "é€", "b"];
-        for n in 0..=parts.len() {
-            for sep in ["", ", ", "\n"] {
-                assert_eq!(parts[..n].joined(sep), parts[..n].join(sep));
-                let owned: Vec<String> = parts[..n].iter().map(|p| p.to_string()).collect();
-                assert_eq!(owned.joined(sep), owned.join(sep));
-            }
-        }
     }
 
     #[test]

@@ -13,8 +13,8 @@ use super::turn::{DelegateTurnOptions, DelegateTurnOutcome, TurnOutcomeKind};
 use crate::budget::ContextBudget;
 use crate::facts::SummaryMarks;
 use crate::message::{AgentMessage, CompactionSummaryMessage};
-use crate::text_at::Append;
-use crate::text_at::{Joined, Owned};
+use crate::text_build::Append;
+use crate::text_build::{Joined, Owned};
 
 /// What pi's history slot says when a split turn has no earlier history.
 pub const NO_PRIOR_HISTORY: &str = "No prior history.";

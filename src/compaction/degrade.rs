@@ -30,8 +30,8 @@ use crate::error::{Error, Result};
 use crate::facts::{MessageFacts, SummaryMarks};
 use crate::js_text::{utf16_len, utf16_prefix};
 use crate::role::Role;
-use crate::text_at::Append;
-use crate::text_at::{Joined, Owned};
+use crate::text_build::Append;
+use crate::text_build::{Joined, Owned};
 
 /// Files named in a degrade note, at most.
 pub const NOTE_MAX_FILES: usize = 20;

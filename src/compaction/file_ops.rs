@@ -15,7 +15,7 @@ use tsify::Tsify;
 use super::context::DelegateContext;
 use super::plan::CompactionPlan;
 use crate::facts::{FileOpKind, MessageFacts};
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 
 /// pi's `FileOperations` with its `Set`s as arrays in insertion order.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Tsify)]

@@ -22,8 +22,8 @@ use crate::facts::MessageFacts;
 use crate::js_text::{utf16_len, utf16_prefix};
 use crate::js_whitespace;
 use crate::message::AgentMessage;
-use crate::text_at::Append;
-use crate::text_at::Owned;
+use crate::text_build::Append;
+use crate::text_build::Owned;
 
 /// pi's `SUMMARIZATION_SYSTEM_PROMPT`.
 pub const SUMMARIZATION_SYSTEM_PROMPT: &str = "You are a context summarization assistant. Your task is to read a conversation between a user and an AI assistant, then produce a structured summary following the exact format specified.

@@ -32,7 +32,7 @@ use super::turn::{
 use crate::budget::ContextBudget;
 use crate::error::{Error, Result};
 use crate::stop_reason::StopReason;
-use crate::text_at::{Joined, Owned};
+use crate::text_build::{Joined, Owned};
 
 // ---------------------------------------------------------------- configuration
 

@@ -40,7 +40,7 @@ use crate::js_whitespace;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::message::AgentMessage;
 use crate::stop_reason::StopReason;
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 
 /// Everything a host's summarizer can answer.
 #[derive(Clone, Debug, PartialEq)]

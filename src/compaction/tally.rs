@@ -10,7 +10,7 @@ use tsify::Tsify;
 use super::turn::DelegateTurnOutcome;
 use crate::decode::decode_struct;
 use crate::js_whitespace;
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 
 /// A delegate run's counts across its turn boundaries (for the delegation summary).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Tsify)]

@@ -26,7 +26,7 @@ use crate::decode::decode_struct;
 use crate::error::{Error, Result};
 use crate::js_text::json_quote;
 use crate::js_whitespace;
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 
 /// The model binding a run used: the `providerId/modelId` key and/or the model id.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Tsify)]

@@ -14,7 +14,7 @@
 use super::binding::ModelBinding;
 use super::limits::MAX_RESUMABLE_READ_LINES;
 use super::types::{ChainInfo, ChainReads, ResumableChain, RunStatus};
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 
 /// One Task call of a chain.
 #[derive(Clone, Debug, PartialEq)]

@@ -15,7 +15,7 @@ use super::chain::Chain;
 use super::history::select_chain_rows;
 use super::history::written_by;
 use super::types::RunStatus;
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 use crate::transcript::UiMessage;
 
 /// One run of a chain: the task, then the reply.

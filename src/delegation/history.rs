@@ -17,7 +17,7 @@ use super::text::non_blank;
 use super::types::{ChainReads, ChainSelector};
 use crate::js_whitespace;
 use crate::message::{AgentMessage, Content, ContentBlock};
-use crate::text_at::{Joined, Owned};
+use crate::text_build::{Joined, Owned};
 use crate::transcript::{
     dedupe_rows, normalize_agent_name, rows_to_messages, CallIds, ProviderBinding, RowFilter,
     UiMessage,

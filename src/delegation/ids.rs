@@ -2,7 +2,7 @@
 //! with a future one") and clause 1 (the internal chain key): where ids come from.
 
 use crate::error::{Error, Result};
-use crate::text_at::Append;
+use crate::text_build::Append;
 
 /// A source of fresh ids (delegationIds and internal chain keys).
 pub type IdSource = Box<dyn FnMut() -> Result<String>>;

@@ -18,11 +18,11 @@ use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
 use crate::js_whitespace;
-use crate::text_at::{Joined, Owned};
+use crate::text_build::{Joined, Owned};
 
 use super::limits::MAX_RESUMABLE_LISTED_FILES;
 use super::types::ResumableChain;
-use crate::text_at::Append;
+use crate::text_build::Append;
 
 /// Clause 9, last paragraph: the description of the Task tool's `resume` parameter
 /// ("reuse requires the id; prose alone does not resume anything"), and clause 4's

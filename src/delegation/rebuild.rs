@@ -56,7 +56,7 @@ use super::chain::Run;
 use super::history::{count_chain_reads, objective_from_args, replays_anything, written_by};
 use super::text::trimmed;
 use super::types::{ChainReads, RebuildSkip, RebuildSkipReason, RunStatus, SettleStatus};
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 use crate::transcript::{iso_to_ms, normalize_agent_name, time_value_to_ms, UiMessage};
 
 /// One run of a rebuilt chain, with everything the replay needs.

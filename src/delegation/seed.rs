@@ -38,7 +38,7 @@ use crate::js_text::rust_display;
 use crate::js_whitespace;
 use crate::keyed::Table;
 use crate::message::{AgentMessage, ContentBlock};
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 use crate::tokens::{estimate_tokens, request_overhead_tokens};
 use crate::transcript::{iso_to_ms, rows_to_messages, zero_usage, ProviderBinding, UiMessage};
 

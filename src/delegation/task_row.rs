@@ -31,7 +31,7 @@ use crate::decode::decode_struct;
 use crate::error::{Error, Result};
 use crate::fallback::ModelFailure;
 use crate::js_text::rust_display;
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 use crate::transcript::{ms_to_iso, RowRole, UiMessage};
 
 /// The Task tool's name on the rows the package writes.

@@ -9,7 +9,7 @@ use tsify::Tsify;
 
 use super::binding::{ModelBinding, ResumeCandidates};
 use crate::decode::{decode_enum, decode_struct, Bad, Decode};
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 use crate::transcript::UiMessage;
 
 /// Which chain to select: its Task call ids and its agent (clauses 2–3).

@@ -5,7 +5,7 @@
 use super::limits::MAX_CHAINS_IN_ERROR;
 use super::types::RunStatus;
 use super::types::{ResumableChain, SettleStatus};
-use crate::text_at::{Joined, Owned};
+use crate::text_build::{Joined, Owned};
 
 /// The reusable chains an error lists (clause 4: the unknown-id and no-history errors,
 /// and the agent-mismatch error's "lists available").

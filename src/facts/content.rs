@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::json_scan::{self, Halt, Kind, Span};
 use crate::llm_text;
 use crate::role::Role;
-use crate::text_at::Append;
+use crate::text_build::Append;
 
 /// A message's `content` read as pi reads it.
 pub(super) struct ContentRead {

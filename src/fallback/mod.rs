@@ -24,7 +24,7 @@ use crate::compaction::context::DelegateContext;
 use crate::decode::decode_struct;
 use crate::error::{Error, Result};
 use crate::message::Extra;
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 
 // ---------------------------------------------------------------- clause 6
 

@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::message::Usage;
 use crate::overflow;
 use crate::stop_reason::StopReason;
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 
 // ---------------------------------------------------------------- provider errors
 

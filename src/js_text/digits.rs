@@ -10,8 +10,8 @@
 //! does the same). [`rust_display`]: the text of Rust's `{}` for an `f64`, for messages.
 
 use super::nearest::POW10;
-use crate::text_at::Append;
-use crate::text_at::Owned;
+use crate::text_build::Append;
+use crate::text_build::Owned;
 
 /// The shortest digits of `x` (finite, not zero; the sign ignored) and the exponent of
 /// the first: `x = d.ddd × 10^e`.

@@ -9,7 +9,7 @@
 //! an error; a repeated key keeps its first place and its last value. Errors say what
 //! and where, in serde_json's words (`expected value at line 1 column 1`).
 
-use crate::text_at::Append;
+use crate::text_build::Append;
 use serde_json::{Number, Value};
 
 /// serde_json's limit: the 128th nested array or object is refused.

@@ -10,7 +10,7 @@
 //! `{"Newtype":v}`, `{"Tuple":[..]}`, `{"Struct":{..}}`), a map key that is a number or
 //! a boolean quoted, any other key refused with serde_json's messages.
 
-use crate::text_at::Append;
+use crate::text_build::Append;
 use serde::ser::{self, Serialize};
 
 type Result<T = ()> = std::result::Result<T, Error>;

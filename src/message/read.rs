@@ -16,7 +16,7 @@ use super::{
     ToolCallBlock, ToolResultMessage, Usage, UserMessage,
 };
 use crate::role::Role;
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 
 /// A bad value: its path inside the value read (`""`, `.content[0]`) and the message.
 pub(super) type Bad = (String, String);

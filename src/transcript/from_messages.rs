@@ -24,7 +24,7 @@
 //! `timestamp` as an ISO string (a tool row: its call's).
 
 use crate::keyed::{KeySet, Keyed};
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -41,7 +41,7 @@ use crate::js_whitespace;
 use crate::message::AgentMessage;
 use crate::role::Role;
 use crate::stop_reason::StopReason;
-use crate::text_at::Joined;
+use crate::text_build::Joined;
 
 /// Who writes the rows: a delegate (the Task call's id and its agent: every row carries
 /// them), or the parent (neither: its rows are the parent's own).

@@ -5,8 +5,8 @@
 
 use crate::js_whitespace;
 use crate::lowercase;
-use crate::text_at::Append;
-use crate::text_at::Owned;
+use crate::text_build::Append;
+use crate::text_build::Owned;
 
 /// The host's tools under their canonical names. A name that folds (case and separators
 /// ignored) to one of these is that tool: `Read`, `READ` and `rEaD` are `read`;

@@ -5,7 +5,7 @@
 //! parent's own rows with reports in place of delegate results).
 
 use crate::keyed::KeySet;
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

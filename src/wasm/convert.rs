@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::compaction::prepare::CompactionSettings;
 use crate::error::{Error, Field};
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 
 // The error every export throws, declared for TypeScript: written from the table of codes
 // and fields the thrower uses ([`crate::error::KINDS`]), so the two cannot drift.

@@ -7,7 +7,7 @@ use super::convert::{from_js, optional, throw, to_js};
 use super::host::{self, HostArray};
 use super::messages::{facts_at, facts_of_value};
 use crate::budget::{context_budget, BudgetModel};
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 use crate::tokens;
 
 /// The version of this package (the crate version).

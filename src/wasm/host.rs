@@ -14,7 +14,7 @@
 use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 
 /// The most elements an input array may have (a delegate context, a transcript).
 pub const MAX_ARRAY_LENGTH: u32 = 1 << 24;

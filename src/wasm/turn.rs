@@ -37,7 +37,7 @@ use crate::compaction::turn::{
 use crate::compaction::{Next, Reply};
 use crate::error::Error;
 use crate::role::Role;
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TURN_TYPES: &str = r#"

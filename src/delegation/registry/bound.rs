@@ -5,7 +5,7 @@ use std::cmp::Reverse;
 use super::Registry;
 use crate::delegation::chain::Standing;
 use crate::delegation::limits::MAX_RESUMABLE_CHAINS_PER_AGENT;
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 
 impl Registry {
     /// Clause 7 for one agent: keep the most recently used

@@ -52,7 +52,7 @@ use super::wording::{self, ReusableListing};
 use crate::error::{Error, Result};
 use crate::js_whitespace;
 use crate::keyed::Table;
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 use crate::transcript::UiMessage;
 
 mod bound;

@@ -11,7 +11,7 @@ use crate::delegation::types::{
 use crate::delegation::wording;
 use crate::error::{Error, Result};
 use crate::js_whitespace;
-use crate::text_at::Owned;
+use crate::text_build::Owned;
 use crate::transcript::{normalize_agent_name, UiMessage};
 
 impl Registry {
