@@ -1,11 +1,12 @@
 //! all (issue 17 §7): the module's memory allocator.
 //!
-//! Rust's default allocator on wasm32 is dlmalloc, 8.3 KB of the module. This one keeps
-//! what dlmalloc gives this program, in about a quarter of the code: freed memory merges
-//! with its free neighbours (a delegate's freed context is one free range again, usable
-//! by any later request), a block costs one word beside its payload, a reallocation
-//! shrinks in place and grows in place into free space after it; and it drops what the
-//! program does not use (threads, returning memory: wasm memory only grows).
+//! Rust's default allocator on wasm32 is dlmalloc, 8.3 KB of the module with std's
+//! allocation shims. This one keeps what dlmalloc gives this program in 2.5 KB: freed
+//! memory merges with its free neighbours (a delegate's freed context is one free range
+//! again, usable by any later request), a block costs one word beside its payload, a
+//! reallocation shrinks in place and grows in place into free space after it; and it
+//! leaves out what the program cannot use (threads; giving memory back: wasm memory only
+//! grows).
 //!
 //! The heap is a run of chunks, each a header word (its size, multiple of 8, and two
 //! flags: in use, previous chunk in use) then its payload (8-aligned); a free chunk also
