@@ -44,7 +44,8 @@ const SCAN: usize = 16;
 
 /// Where fresh pages come from.
 pub trait Pages {
-    /// The address of `count` fresh, contiguous pages, or `None` when memory is full.
+    /// The address of `count` fresh, contiguous pages (page-aligned, as `memory.grow`'s
+    /// are), or `None` when memory is full.
     fn grow(&mut self, count: usize) -> Option<usize>;
 }
 
@@ -350,21 +351,20 @@ impl<P: Pages> Heap<P> {
         let Some(start) = self.pages.grow(count) else {
             return 0;
         };
-        let end = start + count * PAGE;
+        // the new fence, the region's last word (written so: on wasm32 the end of the
+        // last page, 4 GiB, is one past what a usize holds)
+        let fence = start + (count * PAGE - W);
         // SAFETY: the new pages are ours, and so is the fence before them
         unsafe {
-            let chunk = if self.fence != 0 && start == self.fence + W {
+            let chunk = if self.fence != 0 && start.wrapping_sub(W) == self.fence {
                 // the fence's header becomes the new chunk's (its previous-in-use flag kept)
                 self.fence
             } else {
                 set(start + ALIGN - W, PREV_IN_USE);
                 start + ALIGN - W
             };
-            set(
-                chunk,
-                (end - W - chunk) | (get(chunk) & PREV_IN_USE) | IN_USE,
-            );
-            self.fence = end - W;
+            set(chunk, (fence - chunk) | (get(chunk) & PREV_IN_USE) | IN_USE);
+            self.fence = fence;
             set(self.fence, FLAGS);
             self.release(chunk);
             self.fence - get(self.fence - W)
