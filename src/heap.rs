@@ -36,9 +36,11 @@ const MIN_CHUNK: usize = (4 * W).next_multiple_of(ALIGN);
 const IN_USE: usize = 1;
 const PREV_IN_USE: usize = 2;
 const FLAGS: usize = IN_USE | PREV_IN_USE;
+/// Bits in a word of the bitmap.
+const BITS: usize = usize::BITS as usize;
 /// Four lists per power of two, for every size a `usize` holds.
-const LISTS: usize = 4 * usize::BITS as usize;
-const WORDS: usize = LISTS / usize::BITS as usize;
+const LISTS: usize = 4 * BITS;
+const WORDS: usize = LISTS / BITS;
 /// How many chunks of its own size's list a request looks at before it grows memory.
 const SCAN: usize = 16;
 
@@ -220,18 +222,10 @@ impl<P: Pages> Heap<P> {
         unsafe {
             let mut chunk = self.first_from(fitting_list(n));
             if chunk == 0 {
-                let mut at = self.lists.get(list_of(n)).copied().unwrap_or(0);
-                for _ in 0..SCAN {
-                    if at == 0 || get(at) & !FLAGS >= n {
-                        break;
-                    }
-                    at = get(at + W);
-                }
-                chunk = if at != 0 && get(at) & !FLAGS >= n {
-                    at
-                } else {
-                    self.grow(n)
-                };
+                chunk = self.first_fit(n);
+            }
+            if chunk == 0 {
+                chunk = self.grow(n);
             }
             if chunk != 0 {
                 self.unlink(chunk);
@@ -239,6 +233,22 @@ impl<P: Pages> Heap<P> {
             }
             chunk
         }
+    }
+
+    /// The first chunk of at least `n` bytes among the first [`SCAN`] of the list of
+    /// `n`'s own size (`0`: none).
+    unsafe fn first_fit(&self, n: usize) -> usize {
+        let mut at = self.lists.get(list_of(n)).copied().unwrap_or(0);
+        for _ in 0..SCAN {
+            // SAFETY: list members are free chunks of ours
+            unsafe {
+                if at == 0 || get(at) & !FLAGS >= n {
+                    return at;
+                }
+                at = get(at + W);
+            }
+        }
+        0
     }
 
     /// Mark `chunk` (off the lists, now `size` bytes) in use with `n` of its bytes; the
@@ -259,13 +269,12 @@ impl<P: Pages> Heap<P> {
 
     /// The first chunk of the first non-empty list from `list` on (`0`: none).
     fn first_from(&self, list: usize) -> usize {
-        let bits = usize::BITS as usize;
-        let mut word = list / bits;
-        let mut mask = usize::MAX.checked_shl((list % bits) as u32).unwrap_or(0);
+        let mut word = list / BITS;
+        let mut mask = usize::MAX.checked_shl((list % BITS) as u32).unwrap_or(0);
         while let Some(&w) = self.used.get(word) {
             let found = w & mask;
             if found != 0 {
-                let list = word * bits + found.trailing_zeros() as usize;
+                let list = word * BITS + found.trailing_zeros() as usize;
                 return self.lists.get(list).copied().unwrap_or(0);
             }
             word += 1;
@@ -299,8 +308,7 @@ impl<P: Pages> Heap<P> {
     /// Put `chunk` on its list as a free chunk of `size` bytes (its previous chunk in use).
     unsafe fn link(&mut self, chunk: usize, size: usize) {
         let list = list_of(size);
-        let bits = usize::BITS as usize;
-        let (Some(head), Some(used)) = (self.lists.get_mut(list), self.used.get_mut(list / bits))
+        let (Some(head), Some(used)) = (self.lists.get_mut(list), self.used.get_mut(list / BITS))
         else {
             return;
         };
@@ -316,7 +324,7 @@ impl<P: Pages> Heap<P> {
             }
         }
         *head = chunk;
-        *used |= 1 << (list % bits);
+        *used |= 1 << (list % BITS);
     }
 
     /// Take the free `chunk` off its list.
@@ -333,9 +341,8 @@ impl<P: Pages> Heap<P> {
             } else if let Some(head) = self.lists.get_mut(list) {
                 *head = next;
                 if next == 0 {
-                    let bits = usize::BITS as usize;
-                    if let Some(used) = self.used.get_mut(list / bits) {
-                        *used &= !(1 << (list % bits));
+                    if let Some(used) = self.used.get_mut(list / BITS) {
+                        *used &= !(1 << (list % BITS));
                     }
                 }
             }

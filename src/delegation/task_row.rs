@@ -32,7 +32,7 @@ use crate::error::{Error, Result};
 use crate::fallback::ModelFailure;
 use crate::js_text::rust_display;
 use crate::text_build::Owned;
-use crate::transcript::{ms_to_iso, RowRole, UiMessage};
+use crate::transcript::{ms_to_iso, text_content, RowRole, UiMessage};
 
 /// The Task tool's name on the rows the package writes.
 pub const TASK_TOOL_NAME: &str = "task";
@@ -268,10 +268,7 @@ fn task_row(tool_call_id: &str, args: &TaskArgs, created_at: String) -> UiMessag
 fn with_details(details: &TaskDetails, content: Option<&str>) -> Value {
     let mut out = crate::js_text::new_map();
     if let Some(text) = content {
-        let mut block = crate::js_text::new_map();
-        block.insert("type".owned(), Value::String("text".owned()));
-        block.insert("text".owned(), Value::String(text.owned()));
-        out.insert("content".owned(), Value::Array(vec![Value::Object(block)]));
+        out.insert("content".owned(), text_content(text));
     }
     out.insert(
         "details".owned(),

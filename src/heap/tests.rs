@@ -69,8 +69,7 @@ impl Pages for &mut Arena {
 fn check_heap<P: Pages>(heap: &Heap<P>, regions: &[(usize, usize)]) -> usize {
     let mut on_lists = std::collections::BTreeSet::new();
     for (list, &head) in heap.lists.iter().enumerate() {
-        let bits = usize::BITS as usize;
-        let flagged = heap.used[list / bits] & (1 << (list % bits)) != 0;
+        let flagged = heap.used[list / BITS] & (1 << (list % BITS)) != 0;
         assert_eq!(flagged, head != 0, "list {list}: bitmap and head disagree");
         let (mut at, mut prev) = (head, 0);
         while at != 0 {
@@ -134,6 +133,16 @@ fn check_heap<P: Pages>(heap: &Heap<P>, regions: &[(usize, usize)]) -> usize {
     free
 }
 
+/// [`check_heap`] of the heap's one region, from the arena's `start` to the fence.
+fn check_region(heap: &Heap<&mut Arena>, start: usize) -> usize {
+    check_heap(heap, &[(start, heap.fence + W)])
+}
+
+/// The bytes of the one free chunk that region is when nothing in it is in use.
+fn whole_region(heap: &Heap<&mut Arena>, start: usize) -> usize {
+    heap.fence - (start + ALIGN - W)
+}
+
 /// The regions the arena handed out, merged where contiguous (as the heap merges them).
 fn regions(grants: &[(usize, usize)]) -> Vec<(usize, usize)> {
     let mut out: Vec<(usize, usize)> = Vec::new();
@@ -185,19 +194,19 @@ fn freed_neighbours_merge_and_the_memory_is_reused_for_any_size() {
             "the first payload, 8-aligned"
         );
         let fence = heap.fence;
-        let free_before = check_heap(&heap, &[(start, fence + W)]);
+        let free_before = check_region(&heap, start);
         // free every other block, then the rest: each merges with both neighbours
         for p in blocks.iter().step_by(2) {
             heap.dealloc(*p, small);
         }
-        check_heap(&heap, &[(start, fence + W)]);
+        check_region(&heap, start);
         for p in blocks.iter().skip(1).step_by(2) {
             heap.dealloc(*p, small);
         }
-        let free = check_heap(&heap, &[(start, fence + W)]);
+        let free = check_region(&heap, start);
         assert_eq!(
             free,
-            fence - (start + ALIGN - W),
+            whole_region(&heap, start),
             "one free chunk spans the region"
         );
         assert!(free > free_before);
@@ -222,11 +231,11 @@ fn memory_grown_after_the_fence_extends_the_last_free_chunk() {
         let b = heap.alloc(l(PAGE));
         // two grants, one region: b's chunk starts in the first page
         assert!((b as usize) < start + PAGE);
-        check_heap(&heap, &[(start, heap.fence + W)]);
+        check_region(&heap, start);
         heap.dealloc(a, l(100));
         heap.dealloc(b, l(PAGE));
-        let free = check_heap(&heap, &[(start, heap.fence + W)]);
-        assert_eq!(free, heap.fence - (start + ALIGN - W));
+        let free = check_region(&heap, start);
+        assert_eq!(free, whole_region(&heap, start));
     }
 }
 
@@ -245,7 +254,7 @@ fn realloc_shrinks_and_grows_in_place_and_moves_when_it_must() {
         // as passStringToWasm0 does: room for 3 bytes per char, then shrink to what was written
         let q = heap.realloc(p, l(3000), 1000);
         assert_eq!(q, p, "shrunk in place");
-        check_heap(&heap, &[(start, heap.fence + W)]);
+        check_region(&heap, start);
         // the freed tail follows: growing back is in place too
         let r = heap.realloc(q, l(1000), 2000);
         assert_eq!(r, p, "grown in place");
@@ -256,13 +265,13 @@ fn realloc_shrinks_and_grows_in_place_and_moves_when_it_must() {
         for i in 0..1000 {
             assert_eq!(s.add(i).read(), i as u8);
         }
-        check_heap(&heap, &[(start, heap.fence + W)]);
+        check_region(&heap, start);
         heap.dealloc(blocker, l(16));
         heap.dealloc(s, l(200_000));
-        let free = check_heap(&heap, &[(start, heap.fence + W)]);
+        let free = check_region(&heap, start);
         assert_eq!(
             free,
-            heap.fence - (start + ALIGN - W),
+            whole_region(&heap, start),
             "all free again, one chunk"
         );
     }

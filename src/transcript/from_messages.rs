@@ -274,12 +274,7 @@ fn tool_row(
             row.is_error = Some(failed);
             let content = match r.get("content") {
                 // a string is one text block
-                Some(Value::String(s)) => {
-                    let mut text = crate::js_text::new_map();
-                    text.insert("type".owned(), "text".into());
-                    text.insert("text".owned(), s.as_str().into());
-                    Value::Array(vec![Value::Object(text)])
-                }
+                Some(Value::String(s)) => super::rows::text_content(s),
                 Some(blocks @ Value::Array(_)) => blocks.clone(),
                 _ => Value::Array(Vec::new()),
             };

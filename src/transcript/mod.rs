@@ -20,7 +20,8 @@ pub mod to_messages;
 pub use from_messages::{rows_of_facts, MessagesToRowsInput};
 pub use names::{fold_name, normalize_agent_name, normalize_tool_name};
 pub use rows::{
-    dedupe_rows, rows_from_value, CallIds, HeadField, RowFilter, RowHead, RowRole, UiMessage,
+    dedupe_rows, rows_from_value, text_content, CallIds, HeadField, RowFilter, RowHead, RowRole,
+    UiMessage,
 };
 pub use time::{iso_to_ms, ms_to_iso, time_value_to_ms};
 pub use to_messages::{rows_to_messages, tool_result_blocks, zero_usage, ProviderBinding};

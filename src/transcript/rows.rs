@@ -26,6 +26,7 @@ use crate::decode::{decode_enum, decode_struct};
 use crate::error::Result;
 use crate::js_whitespace;
 use crate::message::{decode_at, kind_of};
+use crate::text_build::Owned;
 use crate::Error;
 
 /// The role of a persisted row.
@@ -144,6 +145,15 @@ impl RowRole {
             RowRole::Tool => "tool",
         }
     }
+}
+
+/// A tool row's `toolResult.content` holding one text block (`[{type: "text", text}]`),
+/// as pi writes a result whose content is a string.
+pub fn text_content(text: &str) -> Value {
+    let mut block = crate::js_text::new_map();
+    block.insert("type".owned(), Value::String("text".owned()));
+    block.insert("text".owned(), Value::String(text.owned()));
+    Value::Array(vec![Value::Object(block)])
 }
 
 impl UiMessage {
