@@ -90,6 +90,13 @@ pub enum Error {
     /// A registry operation that does not fit its state (settling an unknown run, a second live run).
     #[error("{message}")]
     InvalidState { message: String },
+
+    /// ADR 0299 clause 2: `Task.model` names no model the delegate is configured with.
+    #[error("Model \"{model}\" is not configured for this delegate. Use one of: {configured}, or omit model to run on the delegate's own model.", configured = .configured.joined(", "))]
+    UnknownModel {
+        model: String,
+        configured: Vec<String>,
+    },
 }
 
 /// A property of a thrown `DelegateContextError` besides `name`, `code`, `message` and
@@ -143,7 +150,7 @@ const RESUMABLE_OMITTED: FieldSpec = req(
 /// The one table of codes and their fields: the thrower ([`Error::fields`]) names the
 /// properties from it and the `.d.ts` declaration ([`TS_DECLARATION`]) is written from it,
 /// so the two cannot drift. Codes are public API: never rename one.
-pub const KINDS: [ErrorKind; 11] = [
+pub const KINDS: [ErrorKind; 12] = [
     ErrorKind {
         code: "INVALID_INPUT",
         doc: "input of the wrong shape",
@@ -206,6 +213,14 @@ pub const KINDS: [ErrorKind; 11] = [
         code: "INVALID_STATE",
         doc: "a registry operation that does not fit its state, or a handle called from inside its own call",
         fields: &[],
+    },
+    ErrorKind {
+        code: "UNKNOWN_MODEL",
+        doc: "ADR 0299 clause 2: Task.model names no model the delegate is configured with",
+        fields: &[
+            req("model", "string", "the model asked for"),
+            req("configured", "string[]", "the models the delegate may run on (`providerId/modelId`)"),
+        ],
     },
 ];
 
@@ -421,6 +436,7 @@ impl Error {
             Error::ReadBudgetExceeded { .. } => "READ_BUDGET_EXCEEDED",
             Error::NoHistory { .. } => "NO_HISTORY",
             Error::InvalidState { .. } => "INVALID_STATE",
+            Error::UnknownModel { .. } => "UNKNOWN_MODEL",
         }
     }
 
@@ -505,6 +521,9 @@ impl Error {
                 ..
             } => vec![s(id), s(expected), s(actual)],
             Error::ReadBudgetExceeded { id, lines } => vec![s(id), n(*lines as f64)],
+            Error::UnknownModel { model, configured } => {
+                vec![s(model), Some(List(configured.clone()))]
+            }
         }
     }
 }
@@ -565,6 +584,10 @@ mod tests {
             },
             Error::InvalidState {
                 message: "m".into(),
+            },
+            Error::UnknownModel {
+                model: "x".into(),
+                configured: vec!["p/a".into()],
             },
         ]
     }

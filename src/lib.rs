@@ -45,6 +45,10 @@
 //! | ADR 0279 §3, subagent-context | rows → provider messages (one converter) | [`transcript::to_messages`] |
 //! | subagent-context (seed 001) | only a delegate's report enters the parent's context | [`parent`] |
 //! | ADR 0279 §1–13, ADR 0299 §7 | resumable delegations (their own table) | [`delegation`] |
+//! | ADR 0299 §2, §4–7, ADR 0279 §1–6 | one delegation start to settle: the model it resolves, retries, fallbacks, what the parent receives, the settlement (a sans-IO machine the adapters drive) | [`run`] |
+//! | ADR 0299 §2 | the models a run may use, in order (`Task.model`, the definition's, the session's) | [`run::models`] |
+//! | ADR 0299 §5–6, host-contract §5 | what a request came to: completed, aborted, failed, a silent overflow; the size and wait a provider stated | [`run::request`] |
+//! | host-contract §6 (issue 34) | rows' order keys, restored by every reader | [`transcript::order`] |
 //! | host-contract §1 | typed inputs decoded with the path of a bad value | [`decode`] |
 //! | all | one error enum, a stable code per variant | [`error`] |
 //! | all | one stable sort (one copy in the module) | [`order`] |
@@ -110,6 +114,8 @@ pub mod parent;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod role;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod run;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod stop_reason;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod text_at;
@@ -146,6 +152,7 @@ private_modules!(
     overflow,
     parent,
     role,
+    run,
     stop_reason,
     text_at,
     text_build,

@@ -235,7 +235,7 @@ proptest! {
             upsert(transcript, run_rows.clone());
             let settled = task_row_settle(&TaskRowSettle {
                 row, status, content: format!("report of {call}"), is_error: status != SettleStatus::Completed,
-                run_rows: run_rows.clone(), run: RunTally::default(), model_failures: vec![], error: None, now: Some(now + 1000.0),
+                run_rows: run_rows.clone(), run: RunTally::default(), model_failures: vec![], error: None, final_model: None, now: Some(now + 1000.0),
             }).unwrap();
             upsert(transcript, vec![settled]);
             reg.settle(&SettleDelegation { delegation_id: started.delegation_id.clone(), status, reads: None, rows: Some(run_rows) }).unwrap();
@@ -428,6 +428,7 @@ fn task_row_details_table() {
                 run: RunTally::default(),
                 model_failures: vec![],
                 error: error.map(Into::into),
+                final_model: None,
                 now: Some(1000.0),
             })
             .unwrap();
@@ -512,6 +513,7 @@ fn task_row_settle_counts_the_runs_own_rows() {
         run: RunTally::default(),
         model_failures: vec![],
         error: None,
+        final_model: None,
         now: Some(1000.0),
     })
     .unwrap();

@@ -125,6 +125,10 @@ pub struct TaskDetails {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[tsify(optional)]
     pub report: Option<String>,
+    /// `providerId/modelId` the run ended on (a fallback, when it moved to one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub final_model: Option<String>,
     /// Fields the host added.
     #[serde(flatten)]
     #[tsify(type = "{}")]
@@ -150,6 +154,7 @@ decode_struct!(TaskDetails "TaskDetails" {
     resumed_from: "resumedFrom" => default,
     model_changed_from: "modelChangedFrom" => default,
     report: "report" => default,
+    final_model: "finalModel" => default,
 } extra extra);
 
 /// Input of [`task_row_start`].
@@ -205,6 +210,10 @@ pub struct TaskRowSettle {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[tsify(optional)]
     pub error: Option<String>,
+    /// `providerId/modelId` the run ended on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub final_model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[tsify(optional)]
     pub now: Option<f64>,
@@ -219,6 +228,7 @@ decode_struct!(TaskRowSettle "TaskRowSettle" {
     run: "run" => default,
     model_failures: "modelFailures" => default,
     error: "error" => default,
+    final_model: "finalModel" => default,
     now: "now" => default,
 });
 
@@ -339,6 +349,7 @@ pub fn task_row_settle(input: &TaskRowSettle) -> Result<UiMessage> {
         (!input.model_failures.is_empty()).then(|| input.model_failures.clone());
     details.error = non_blank(input.error.as_deref());
     details.report = (!input.is_error).then(|| input.content.clone());
+    details.final_model = non_blank(input.final_model.as_deref());
     let mut row = input.row.clone();
     row.tool_status = Some(if input.is_error { "error" } else { "success" }.into());
     row.is_error = Some(input.is_error);
@@ -427,6 +438,7 @@ mod tests {
             },
             model_failures: vec![],
             error: None,
+            final_model: None,
             now: Some(60_000.0),
         })
         .unwrap();

@@ -6,13 +6,17 @@
 //! | what | module |
 //! |---|---|
 //! | `UiMessage` rows, the row rules ([`RowHead`]), duplicate copies | [`rows`] |
+//! | the rows' order keys: written by every writer, restored by every reader | [`order`] |
 //! | tool and agent names, normalised | [`names`] |
 //! | `createdAt`, `startedAt`, `completedAt` → milliseconds | [`time`] |
 //! | rows → `AgentMessage[]` | [`to_messages`] |
 //! | a delegate's pi messages → rows (the writer of the same format) | [`from_messages`] |
+//! | rows written message by message as a conversation grows, with their order keys | [`recorder`] |
 
 pub mod from_messages;
 pub mod names;
+pub mod order;
+pub mod recorder;
 pub mod rows;
 pub mod time;
 pub mod to_messages;

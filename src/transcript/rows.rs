@@ -101,6 +101,11 @@ pub struct UiMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[tsify(optional)]
     pub agent_name: Option<String>,
+    /// The row's order key ([`super::order`]): set on every row the package writes, kept
+    /// by a rewrite in place; readers put rows back in this order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub order: Option<f64>,
     #[serde(flatten)]
     #[tsify(type = "{}")]
     pub extra: Map<String, Value>,
@@ -125,6 +130,7 @@ decode_struct!(UiMessage "UiMessage" {
     is_error: "isError" => default,
     parent_tool_call_id: "parentToolCallId" => default,
     agent_name: "agentName" => default,
+    order: "order" => default,
 } extra extra);
 
 impl RowRole {
@@ -180,6 +186,7 @@ impl UiMessage {
             is_error: None,
             parent_tool_call_id: None,
             agent_name: None,
+            order: None,
             extra: crate::js_text::new_map(),
         }
     }
@@ -393,11 +400,22 @@ impl<'a> RowHead<'a> {
     }
 }
 
-/// The rows in order with duplicate ids collapsed: the later copy wins, at the first
-/// copy's place. Rows are borrowed.
+/// The rows in reading order with duplicate ids collapsed: the later copy wins, at the
+/// first copy's place; then rows with an order key are put in key order
+/// ([`super::order::arrange`]). Rows are borrowed.
 ///
 /// Not generic (one copy for every caller's iterator, issue 17 §7).
 pub fn dedupe_rows<'a>(rows: &mut dyn Iterator<Item = &'a UiMessage>) -> Vec<&'a UiMessage> {
+    let rows = dedupe_copies(rows);
+    let keys: Vec<Option<f64>> = rows.iter().map(|r| r.order).collect();
+    super::order::arrange(&keys)
+        .into_iter()
+        .filter_map(|i| rows.get(i).copied())
+        .collect()
+}
+
+/// The rows with duplicate ids collapsed (the later copy at the first copy's place).
+fn dedupe_copies<'a>(rows: &mut dyn Iterator<Item = &'a UiMessage>) -> Vec<&'a UiMessage> {
     let mut out: Vec<&UiMessage> = Vec::new();
     let mut at: Keyed<usize> = Keyed::default();
     for row in rows {

@@ -142,7 +142,19 @@ impl Registry {
         // happens after the rebuild is newer than anything the rows recorded (only the
         // order of the ticks is ever read).
         let mut registry = Registry::with_id_source(ids);
-        registry.replay(plan(rows, positions));
+        // rows with order keys are read in key order, in the slots they hold (a store that
+        // returns rows in another order rebuilds the same registry)
+        let keys: Vec<Option<f64>> = rows.iter().map(|r| r.order).collect();
+        let arranged = crate::transcript::order::arrange(&keys);
+        if arranged.iter().enumerate().all(|(slot, &i)| slot == i) {
+            registry.replay(plan(rows, positions));
+        } else {
+            let rows: Vec<UiMessage> = arranged
+                .iter()
+                .filter_map(|&i| rows.get(i).cloned())
+                .collect();
+            registry.replay(plan(&rows, positions));
+        }
         registry
     }
 

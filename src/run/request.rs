@@ -1,0 +1,448 @@
+//! What one request came to (ADR 0299 clauses 5–6, host-contract §5): the agent loop on
+//! one model ran until it stopped, and the adapter hands over its last answer and what
+//! the loop threw, in neutral terms (no framework's message); the run machine reads the
+//! [`Verdict`] here.
+//!
+//! A request failed when its answer stopped with `error`, and also when it "succeeded"
+//! but pi-ai's `isContextOverflow` calls it a silent overflow (a `stop` whose input passes
+//! the window, a `length` with no output and the input at the window): the window is the
+//! model's own. A failure is an overflow, retriable (HTTP 408/409/425/429/5xx, or what
+//! pi-ai calls transient), or neither ([`classify_provider_error`]); an overflow states,
+//! in most providers' words, how large the request was ([`stated_prompt_tokens`]), and a
+//! throttled request often how long to wait ([`stated_retry_after_ms`]).
+
+use serde_json::Value;
+
+use crate::fallback::provider_error::{classify_provider_error, ProviderError};
+use crate::message::Usage;
+use crate::stop_reason::StopReason;
+use crate::text_build::Joined;
+
+/// The last answer of a request, read by the adapter.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Answer {
+    /// Its text (text blocks joined by `\n`): the report when the run ends with it.
+    pub text: String,
+    pub stop_reason: Option<StopReason>,
+    /// The provider's words on a failed request.
+    pub error_message: Option<String>,
+    /// The provider's usage (read for a silent overflow).
+    pub usage: Option<Usage>,
+    /// The HTTP status, when the adapter knows it.
+    pub status: Option<f64>,
+    /// How long the provider asked to wait before a retry, when the adapter knows it.
+    pub retry_after_ms: Option<f64>,
+}
+
+impl Answer {
+    /// A pi `AssistantMessage` (as JSON) read as an answer; `None` for another message.
+    pub fn from_pi_message(m: &Value) -> Option<Answer> {
+        if m.get("role").and_then(Value::as_str) != Some("assistant") {
+            return None;
+        }
+        let text = match m.get("content") {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Array(blocks)) => blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .joined("\n"),
+            _ => String::new(),
+        };
+        let string = |key: &str| m.get(key).and_then(Value::as_str).map(str::to_string);
+        Some(Answer {
+            text,
+            stop_reason: string("stopReason").as_deref().map(StopReason::parse),
+            error_message: string("errorMessage"),
+            usage: m
+                .get("usage")
+                .and_then(|u| crate::decode::decode_value(u, "usage").ok()),
+            status: None,
+            retry_after_ms: None,
+        })
+    }
+
+    fn provider_error(&self) -> ProviderError {
+        ProviderError {
+            status: self.status,
+            stop_reason: self
+                .stop_reason
+                .and_then(StopReason::as_str)
+                .map(str::to_string),
+            error_message: self.error_message.clone(),
+            usage: self.usage.clone(),
+            ..ProviderError::default()
+        }
+    }
+}
+
+/// What the loop threw: one of this library's coded errors (a boundary's
+/// `SUBAGENT_CONTEXT_OVERFLOW`, `ABORTED`, `INVALID_INPUT`), or anything else.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Thrown {
+    /// The error's `code`, when it is one of this library's.
+    pub code: Option<String>,
+    pub message: String,
+    /// An HTTP status it carried.
+    pub status: Option<f64>,
+}
+
+/// What a request came to: its last answer, and what its loop threw.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RequestEnd {
+    pub answer: Option<Answer>,
+    pub thrown: Option<Thrown>,
+}
+
+/// A provider's failure of a request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProviderFailure {
+    /// A context overflow (`CONTEXT_TOO_LARGE`).
+    pub overflow: bool,
+    /// Worth retrying on the same model.
+    pub retriable: bool,
+    /// The provider's words (never given to the parent for an overflow).
+    pub text: String,
+    /// The request's size the provider stated, in tokens.
+    pub stated_tokens: Option<u64>,
+    /// The wait the provider asked for.
+    pub retry_after_ms: Option<f64>,
+}
+
+/// What the run reads of a request's end.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    /// The delegate answered: `report` is its text.
+    Completed { report: String },
+    /// The loop was aborted.
+    Aborted,
+    /// One of this library's errors ended the loop (a boundary that cannot fit,
+    /// bad input): it ends the run as it is.
+    Coded { code: String, message: String },
+    /// The provider failed the request.
+    Provider(ProviderFailure),
+    /// Something else threw (or the loop ended with no answer): it ends the run. An
+    /// overflow in the provider's words still reaches the parent as
+    /// `SUBAGENT_CONTEXT_OVERFLOW`.
+    Threw { message: String, overflow: bool },
+}
+
+/// The code of an abort.
+pub const ABORTED: &str = "ABORTED";
+
+/// Read a request's end on a model whose window is `context_window`.
+pub fn verdict(end: &RequestEnd, context_window: Option<f64>) -> Verdict {
+    if let Some(thrown) = &end.thrown {
+        return match thrown.code.as_deref() {
+            Some(ABORTED) => Verdict::Aborted,
+            Some(code) => Verdict::Coded {
+                code: code.to_string(),
+                message: thrown.message.clone(),
+            },
+            None => {
+                let e = ProviderError {
+                    status: thrown.status,
+                    message: Some(thrown.message.clone()),
+                    ..ProviderError::default()
+                };
+                Verdict::Threw {
+                    message: thrown.message.clone(),
+                    overflow: classify_provider_error(&e, context_window).context_too_large,
+                }
+            }
+        };
+    }
+    let Some(answer) = &end.answer else {
+        return Verdict::Threw {
+            message: "the delegate's loop ended without an answer".into(),
+            overflow: false,
+        };
+    };
+    if answer.stop_reason == Some(StopReason::Aborted) {
+        return Verdict::Aborted;
+    }
+    let class = classify_provider_error(&answer.provider_error(), context_window);
+    let failed = answer.stop_reason == Some(StopReason::Error) || class.context_too_large;
+    if !failed {
+        return Verdict::Completed {
+            report: answer.text.clone(),
+        };
+    }
+    let text = answer.error_message.clone().unwrap_or_default();
+    Verdict::Provider(ProviderFailure {
+        overflow: class.context_too_large,
+        retriable: class.retriable,
+        stated_tokens: stated_prompt_tokens(&text),
+        retry_after_ms: answer
+            .retry_after_ms
+            .filter(|ms| ms.is_finite() && *ms >= 0.0)
+            .or_else(|| stated_retry_after_ms(&text)),
+        text,
+    })
+}
+
+// ---------------------------------------------------------------- what the provider stated
+
+/// A number written in `text` at `at` (digits with `,` or `_` separators), and where it ends.
+fn number_at(text: &[u8], at: usize) -> Option<(u64, usize)> {
+    let mut value: u64 = 0;
+    let mut end = at;
+    let mut digits = 0;
+    while let Some(&c) = text.get(end) {
+        match c {
+            b'0'..=b'9' => {
+                value = value.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
+                digits += 1;
+            }
+            b',' | b'_' if digits > 0 && text.get(end + 1).is_some_and(u8::is_ascii_digit) => {}
+            _ => break,
+        }
+        end += 1;
+    }
+    (digits > 0).then_some((value, end))
+}
+
+/// Every number in `text`, with the text before and after it.
+fn numbers(text: &str) -> Vec<(u64, &str, &str)> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let starts = bytes[i].is_ascii_digit() && (i == 0 || !bytes[i - 1].is_ascii_digit());
+        if starts {
+            if let Some((n, end)) = number_at(bytes, i) {
+                if let (Some(before), Some(after)) = (text.get(..i), text.get(end..)) {
+                    out.push((n, before, after));
+                }
+                i = end;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The request's size in tokens as a provider's overflow error states it, when it does:
+/// - "prompt is too long: 8871 tokens > 8192 maximum" (Anthropic): 8871;
+/// - "your messages resulted in 130000 tokens", "you requested 130500 tokens" (OpenAI);
+/// - "The input token count (210000) exceeds the maximum" (Google);
+/// - "input length and `max_tokens` exceed context limit: 150000 + 64000 > 200000"
+///   (Anthropic): 150000, the input.
+///
+/// Case-insensitive; numbers may have `,` separators. `None` when no rule matches.
+pub fn stated_prompt_tokens(text: &str) -> Option<u64> {
+    let lower = text.to_ascii_lowercase();
+    for (n, before, after) in numbers(&lower) {
+        let before = before.trim_end();
+        let after = after.trim_start();
+        let tokens_then = |next: &[&str]| {
+            after.strip_prefix("tokens").is_some_and(|rest| {
+                let rest = rest.trim_start();
+                next.iter().any(|p| rest.starts_with(p))
+            })
+        };
+        if tokens_then(&[">", "exceed", "is greater", "is more"])
+            || (before.ends_with("resulted in") || before.ends_with("requested"))
+                && after.starts_with("tokens")
+            || before.ends_with("token count (") && after.starts_with(')')
+            || before.ends_with("token count of")
+            || before.ends_with("limit:") && after.starts_with('+')
+        {
+            return Some(n);
+        }
+    }
+    None
+}
+
+/// How long a throttled request asks to wait, in milliseconds, as its words state it:
+/// "retry after 20 seconds", "retry-after: 3", "Please try again in 1.5s", "try again in
+/// 250ms" (seconds unless `ms` follows). `None` when none is stated.
+pub fn stated_retry_after_ms(text: &str) -> Option<f64> {
+    let lower = text.to_ascii_lowercase();
+    for lead in [
+        "retry after",
+        "retry-after:",
+        "retry-after",
+        "try again in",
+        "retry in",
+    ] {
+        let mut from = 0;
+        while let Some(at) = lower.get(from..).and_then(|t| t.find(lead)) {
+            let rest = lower
+                .get(from + at + lead.len()..)
+                .unwrap_or("")
+                .trim_start();
+            if let Some(ms) = duration_ms(rest) {
+                return Some(ms);
+            }
+            from += at + lead.len();
+        }
+    }
+    None
+}
+
+/// A duration at the start of `text`: a decimal number, then `ms`, or seconds.
+fn duration_ms(text: &str) -> Option<f64> {
+    let end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let number: f64 = text.get(..end)?.parse().ok()?;
+    if !number.is_finite() {
+        return None;
+    }
+    let unit = text.get(end..).unwrap_or("").trim_start();
+    Some(
+        if unit.starts_with("ms") || unit.starts_with("millisecond") {
+            number
+        } else {
+            number * 1000.0
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_size_a_provider_states() {
+        let cases = [
+            ("prompt is too long: 8871 tokens > 8192 maximum", Some(8871)),
+            ("This model's maximum context length is 128000 tokens. However, your messages resulted in 130,000 tokens. Please reduce the length of the messages.", Some(130_000)),
+            ("This model's maximum context length is 8192 tokens. However, you requested 9500 tokens (9000 in the messages, 500 in the completion).", Some(9500)),
+            ("The input token count (210000) exceeds the maximum number of tokens allowed (200000).", Some(210_000)),
+            ("input length and `max_tokens` exceed context limit: 150000 + 64000 > 200000, decrease input length", Some(150_000)),
+            ("Your input exceeds the context window of this model.", None),
+            ("429 rate limit exceeded", None),
+            ("", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(stated_prompt_tokens(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_wait_a_provider_asks_for() {
+        let cases = [
+            (
+                "Rate limit reached. Please try again in 1.5s.",
+                Some(1500.0),
+            ),
+            ("try again in 250ms", Some(250.0)),
+            ("429: retry after 20 seconds", Some(20_000.0)),
+            ("retry-after: 3", Some(3000.0)),
+            ("overloaded, retry later", None),
+            ("429 rate limit exceeded", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(stated_retry_after_ms(text), want, "{text}");
+        }
+    }
+
+    fn answer(v: Value) -> Answer {
+        Answer::from_pi_message(&v).unwrap()
+    }
+
+    #[test]
+    fn a_request_ends_completed_failed_silently_overflowed_or_aborted() {
+        let ok = answer(
+            json!({ "role": "assistant", "content": [{ "type": "text", "text": "a" }, { "type": "thinking", "thinking": "t" }, { "type": "text", "text": "b" }], "stopReason": "stop" }),
+        );
+        let end = |a: Answer| RequestEnd {
+            answer: Some(a),
+            thrown: None,
+        };
+        assert_eq!(
+            verdict(&end(ok), Some(8192.0)),
+            Verdict::Completed {
+                report: "a\nb".into()
+            }
+        );
+        // a silent overflow on the model's own window: a stop past it, a length with no output at it
+        let stop = answer(
+            json!({ "role": "assistant", "content": [{ "type": "text", "text": "done" }], "stopReason": "stop",
+            "usage": { "input": 9000, "output": 10, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 9010 } }),
+        );
+        assert!(matches!(
+            verdict(&end(stop.clone()), Some(8192.0)),
+            Verdict::Provider(ProviderFailure { overflow: true, .. })
+        ));
+        assert_eq!(
+            verdict(&end(stop), Some(32_000.0)),
+            Verdict::Completed {
+                report: "done".into()
+            }
+        );
+        let length = answer(
+            json!({ "role": "assistant", "content": [], "stopReason": "length",
+            "usage": { "input": 8192, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 8192 } }),
+        );
+        assert!(matches!(
+            verdict(&end(length), Some(8192.0)),
+            Verdict::Provider(ProviderFailure { overflow: true, .. })
+        ));
+        let failed = answer(
+            json!({ "role": "assistant", "content": [], "stopReason": "error", "errorMessage": "429 rate limit exceeded, try again in 2s" }),
+        );
+        assert_eq!(
+            verdict(&end(failed), None),
+            Verdict::Provider(ProviderFailure {
+                overflow: false,
+                retriable: true,
+                text: "429 rate limit exceeded, try again in 2s".into(),
+                stated_tokens: None,
+                retry_after_ms: Some(2000.0),
+            })
+        );
+        let aborted =
+            answer(json!({ "role": "assistant", "content": [], "stopReason": "aborted" }));
+        assert_eq!(verdict(&end(aborted), None), Verdict::Aborted);
+        assert!(Answer::from_pi_message(&json!({ "role": "toolResult" })).is_none());
+    }
+
+    #[test]
+    fn what_the_loop_threw_wins() {
+        let thrown = |code: Option<&str>, message: &str| RequestEnd {
+            answer: Some(Answer::default()),
+            thrown: Some(Thrown {
+                code: code.map(Into::into),
+                message: message.into(),
+                status: None,
+            }),
+        };
+        assert_eq!(
+            verdict(&thrown(Some("ABORTED"), "x"), None),
+            Verdict::Aborted
+        );
+        assert_eq!(
+            verdict(
+                &thrown(Some("SUBAGENT_CONTEXT_OVERFLOW"), "does not fit"),
+                None
+            ),
+            Verdict::Coded {
+                code: "SUBAGENT_CONTEXT_OVERFLOW".into(),
+                message: "does not fit".into()
+            }
+        );
+        assert_eq!(
+            verdict(
+                &thrown(None, "prompt is too long: 9000 tokens > 8192 maximum"),
+                None
+            ),
+            Verdict::Threw {
+                message: "prompt is too long: 9000 tokens > 8192 maximum".into(),
+                overflow: true
+            }
+        );
+        assert_eq!(
+            verdict(&RequestEnd::default(), None),
+            Verdict::Threw {
+                message: "the delegate's loop ended without an answer".into(),
+                overflow: false
+            }
+        );
+    }
+}
