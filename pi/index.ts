@@ -1,27 +1,28 @@
 // delegate-context/pi: one delegation on pi's Agent, start to settle (ADR 0299 and ADR
-// 0279: what SubagentRun does). Every decision is a call into the package's core (the
-// same exports a host with its own loop calls step by step); this file only constructs
-// and drives pi's Agent, which is JavaScript's job:
+// 0279: what SubagentRun does). The run is the core's state machine (`DelegateRun`):
+// it resolves the model, starts and settles the registry's run, writes the rows, seeds a
+// resume, decides what a request came to (completed, aborted, a provider failure, a
+// silent overflow), when to retry and how long to wait, which fallback can hold the
+// carried context, and what the parent receives. This file only drives pi's Agent,
+// which is JavaScript's job, and does what each step says:
 //
-//   start     registry.start (a new chain, or a validated `resume`; a refusal is the Task
-//             tool's error plus a refused Task row) → the Task row (running)
-//   seed      a resume: seedDelegateMessages within the delegate model's own budget
-//   run       pi's Agent on the delegate's model, tools filtered (filterInheritedTools),
-//             the turn-boundary hook on that model's budget, run once before the first
-//             request (the pre-flight); abort through `signal`
-//   fallback  a failed request (pi's AssistantMessage with stopReason "error"):
-//             classifyProviderError, selectFallbackModel (skipped ones in modelFailures),
-//             the next model's hook continues the same run tally
-//   end       reportForParent (a degraded run says so) or errorForParent /
-//             SUBAGENT_CONTEXT_OVERFLOW: never a provider's raw overflow text
-//   settle    registry.settle with the run's rows → the Task row (settled)
-//   rows      messagesToRows / taskRowStart / taskRowSettle / taskRowRefused → onRows
+//   rows      → onRows, in order (one write at a time; each answered to the run)
+//   events    → onEvent
+//   request   → the boundary hook on that model's budget, run once on the context
+//               (the pre-flight), then agent.continue(); the loop's last message and
+//               what it threw go back to the run
+//   wait      → a timer (a retry's delay), cut short by a stop
+//   stop      → the agent is aborted; the run ends without waiting for it
+//   finish    → the writes still pending are awaited (not after an abort), the result
+//
+// The abort signal, a write that fails and anything that throws here are told to the
+// run, which ends and settles whatever happened.
 import type { Agent, AgentMessage, AgentOptions, AgentTool, AgentContext, ThinkingLevel } from "@earendil-works/pi-agent-core";
-import type { AssistantMessage, Model } from "@earendil-works/pi-ai";
+import type { Model } from "@earendil-works/pi-ai";
 import * as dc from "delegate-context";
 import type {
-  DelegateTurnReport, DelegationRegistry, ModelFailure, RunTally, SeedResult, StartedDelegation, SummarizeCallback,
-  TaskArgs, TaskDetails, UiMessage, MessagesToRowsInput,
+  DelegateTurnReport, DelegationRegistry, RequestEndedInput, RetryPolicy, RunEvent, RunModel, RunNext, RunResult, RunStep,
+  SummaryRequest, UiMessage,
 } from "delegate-context";
 
 /** A Task call as the parent's model made it. */
@@ -33,348 +34,276 @@ export interface DelegateTask {
   task: string;
   /** A 3–6 word label. */
   description?: string;
-  /** `Task.model` as the model passed it (refused on a resume). */
+  /** `Task.model`: `providerId/modelId` or a model id, one of `models` (or the session's). Refused on a resume. */
   model?: string;
   /** Any delegationId of the chain to continue. */
   resume?: string;
 }
 
-/** What happened during a run, for a host's log or UI. */
-export type DelegateRunEvent =
-  | { type: "started"; delegationId: string; resumedFrom?: string; modelId: string }
-  | { type: "seed"; seed: SeedResult }
-  | { type: "boundary"; modelId: string; preflight: boolean; report: DelegateTurnReport }
-  | { type: "providerError"; modelId: string; message: string; contextTooLarge: boolean }
-  | { type: "fallback"; from: string; to: string | null; tokens: number; modelFailures: ModelFailure[] };
+/** What happened during a run, for a host's log or UI (the run machine's events). */
+export type DelegateRunEvent = RunEvent;
+
+/** Which model a summary request is for: the one the run is on (it changes after a fallback). */
+export interface SummarizeContext {
+  model: Model<any>;
+  /** `providerId/modelId`. */
+  modelId: string;
+}
+
+/** Sends a summary request to a model and resolves with its text or its assistant message (see `createSummarizer`). */
+export type PiSummarize = (
+  request: SummaryRequest, signal: AbortSignal | undefined, context: SummarizeContext,
+) => Promise<string | { content: unknown; stopReason?: string; errorMessage?: string }> | string;
 
 export interface RunDelegateOptions {
   /** The session's delegation registry (`new DelegationRegistry()` or `DelegationRegistry.fromTranscript(rows)`). */
   registry: DelegationRegistry;
   task: DelegateTask;
-  /** The delegate's model first, then its fallbacks, in order (pi `Model`s). A resume runs on the chain's own model when it is among them. */
+  /** The delegate's models: its own first (its definition's pin), then its fallbacks, in order. `Task.model` may name any of them. */
   models: readonly Model<any>[];
+  /** The session's model: the delegate's when `models` is empty (ADR 0299 §2: the inherited session model). */
+  sessionModel?: Model<any>;
   /** pi's stream function (your provider access). */
-  streamFn: AgentOptions["streamFn"];
+  streamFn: NonNullable<AgentOptions["streamFn"]>;
   systemPrompt: string;
   /** The tools the delegate may use (those a delegate never inherits are removed). */
   tools?: readonly AgentTool<any>[];
-  /** Sends a summary request to a model, resolves with its text (see `createPrepareNextTurn`). */
-  summarize: SummarizeCallback;
-  /** The session's rows so far (a resume's history is read from them). */
+  /** Sends a summary request. Default: `createSummarizer({ streamFn })`, the run's own model. */
+  summarize?: PiSummarize;
+  /** The session's rows so far. Required on a resume: the history is read from them. */
   rows?: readonly UiMessage[];
-  /** Receives the rows to persist, in order; store them by `id` (a later copy replaces an earlier one). Awaited in turn. */
+  /** Receives the rows to persist, in order, one call at a time; store them by `id` (a later copy replaces an earlier one). A rejection ends the run (`WRITE_FAILED`). */
   onRows?: (rows: UiMessage[]) => void | Promise<void>;
-  /** Aborts the run (its Agent and any summary request). */
+  /** Aborts the run (its Agent and any summary request); the result comes back at once. */
   signal?: AbortSignal;
   /** Default: pi-agent-core's harness `convertToLlm` (it renders the compaction summary). */
   convertToLlm?: AgentOptions["convertToLlm"];
   thinkingLevel?: ThinkingLevel;
+  /** How retriable provider failures are retried on the same model (default: 2 retries, 1 s doubling, at most 30 s). */
+  retry?: RetryPolicy;
+  /** A fingerprint of the agent definition (ADR 0279 §11: a change is reported on resume). */
+  definition?: string;
   /** More options for the delegate's Agent (`getApiKey`, `toolExecution`, ...). */
   agentOptions?: Omit<AgentOptions, "initialState" | "streamFn" | "convertToLlm" | "prepareNextTurnWithContext">;
   /** The clock of the rows (milliseconds; default `Date.now`). */
   now?: () => number;
+  /** Told every event; what it throws is ignored. */
   onEvent?: (event: DelegateRunEvent) => void;
 }
 
-export interface DelegateResult {
-  /** `refused`: the Task call was refused before a run started (e.g. a bad `resume`). */
-  status: "completed" | "failed" | "aborted" | "refused";
-  /** What the parent's tool result holds: the report (with the degraded notice first when the run lost history), or the error's message. */
-  content: string;
-  /** Whether the parent receives it as a tool error. */
-  isError: boolean;
-  /** The Task row's details as persisted. */
-  details: TaskDetails;
-  delegationId?: string;
-  /** The error's code (`SUBAGENT_CONTEXT_OVERFLOW`, `ABORTED`, a clause-4 code, `PROVIDER_ERROR`). */
-  code?: string;
-  /** `providerId/modelId` the run ended on. */
-  modelId?: string;
-  /** The run's counts across every model it ran on. */
-  run: RunTally;
+/** What the parent's Task tool returns (the run's result), and the run's own messages. */
+export type DelegateResult = RunResult & {
   /** The run's own messages (its task first). */
   messages: AgentMessage[];
-  /** Every row the run wrote (latest copies), its Task row last. */
-  rows: UiMessage[];
-}
+};
 
 /** `providerId/modelId`. */
 export const modelKey = (model: Pick<Model<any>, "provider" | "id">): string => `${model.provider}/${model.id}`;
 
-const budgetOf = (m: Model<any>) => dc.contextBudget({ contextWindow: m.contextWindow, maxTokens: m.maxTokens });
+const runModel = (m: Model<any>): RunModel => ({ id: m.id, provider: m.provider, api: m.api, contextWindow: m.contextWindow, maxTokens: m.maxTokens });
 
-function codeOf(e: unknown): string | undefined {
-  const code = e !== null && typeof e === "object" ? (e as { code?: unknown }).code : undefined;
-  return typeof code === "string" ? code : undefined;
+/**
+ * The pi summarizer: pi-ai's `completeSimple` (or `streamFn`) over pi-agent-core's
+ * `convertToLlm` of the request, on `model` or else the model the run is on, with the
+ * request's `maxTokens`.
+ */
+export function createSummarizer(options: { streamFn?: AgentOptions["streamFn"]; model?: Model<any> } = {}): PiSummarize {
+  return async (request, signal, context) => {
+    const pi = await import("@earendil-works/pi-agent-core");
+    const model = options.model ?? context.model;
+    const llm = { systemPrompt: request.systemPrompt, messages: pi.convertToLlm(request.messages as AgentMessage[]) };
+    const settings = { maxTokens: request.maxTokens, signal };
+    if (options.streamFn) return (await options.streamFn(model, llm, settings)).result();
+    return (await import("@earendil-works/pi-ai/compat")).completeSimple(model, llm, settings);
+  };
 }
 
-const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
-
-function textOf(message: AgentMessage | undefined): string {
-  if (!message || !("content" in message)) return "";
-  const content = message.content;
-  if (typeof content === "string") return content;
-  return (content as readonly { type: string; text?: string }[]).filter((b) => b.type === "text").map((b) => b.text ?? "").join("\n");
-}
-
-const isFailedRequest = (m: AgentMessage | undefined): m is AssistantMessage =>
-  m !== undefined && m.role === "assistant" && (m.stopReason === "error" || m.stopReason === "aborted");
+/** Waits `ms`, or less when `cut` settles first. */
+const sleep = (ms: number, cut: Promise<void>) =>
+  Promise.race([new Promise<void>((resolve) => setTimeout(resolve, ms)), cut]);
 
 /**
  * Runs one delegation on pi's `Agent`, start to settle, and resolves with what the
- * parent's Task tool returns. Rejects only for a programming error (no models, an
- * `onRows` that throws); every failure of the run itself is a result with `isError`.
+ * parent's Task tool returns. Rejects only for a programming error found before the run
+ * starts (`INVALID_INPUT`: no model, a resume without `rows`, bad numbers); every failure
+ * of the run itself is a result with `isError` and a `code`.
  */
 export async function runDelegate(options: RunDelegateOptions): Promise<DelegateResult> {
-  const { registry, task, systemPrompt, summarize, signal } = options;
+  const { registry, task, systemPrompt, signal } = options;
   const now = options.now ?? Date.now;
-  if (options.models.length === 0) throw new TypeError("runDelegate: `models` must hold the delegate's model");
   // pi is ES modules only (no `require` export): loaded with import(), from CommonJS too
   const pi = await import("@earendil-works/pi-agent-core");
-  const args: TaskArgs = { agent: task.agent, task: task.task };
-  if (task.description !== undefined) args.description = task.description;
-  if (task.model !== undefined) args.model = task.model;
-  if (task.resume !== undefined) args.resume = task.resume;
-  const toolCallId = task.toolCallId;
-
-  // ---- rows: every one goes to onRows, in order ----------------------------------------
-  const written = new Map<string, UiMessage>();
-  let persisting: Promise<void> = Promise.resolve();
-  const persist = (rows: UiMessage[]) => {
-    for (const row of rows) written.set(row.id, row);
-    if (options.onRows && rows.length) {
-      const onRows = options.onRows;
-      persisting = persisting.then(() => onRows(rows));
-    }
-  };
-
-  // ---- start ---------------------------------------------------------------------------
-  const primary = options.models[0]!;
-  let started: StartedDelegation;
-  try {
-    started = registry.start(
-      {
-        toolCallId, ...args,
-        binding: { key: modelKey(primary), modelId: primary.id },
-        ...(args.resume ? { candidates: { allowed: options.models.map(modelKey), definitionBinding: modelKey(primary) } } : {}),
-      },
-      options.rows ? [...options.rows] : undefined,
-    );
-  } catch (e) {
-    const code = codeOf(e);
-    if (code === undefined) throw e;
-    // ADR 0279 clause 4: visible, never thrown: the Task tool's error, and a refused row
-    const row = dc.taskRowRefused({ toolCallId, args, code, message: messageOf(e), now: now() });
-    persist([row]);
-    await persisting;
-    return { status: "refused", content: messageOf(e), isError: true, details: detailsOf(row), code, run: {}, messages: [], rows: [row] };
-  }
-  // a resume continues on the chain's own model (clause 4), the others stay fallbacks
-  const bound = options.models.findIndex((m) => modelKey(m) === started.modelBinding.key);
-  const order = bound > 0 ? [options.models[bound]!, ...options.models.filter((_, i) => i !== bound)] : [...options.models];
-  let model = order[0]!;
-  const queue = order.slice(1);
-  let taskRow = dc.taskRowStart({ toolCallId, args, started, thinkingLevel: options.thinkingLevel, now: now() });
-  persist([taskRow]);
-  options.onEvent?.({ type: "started", delegationId: started.delegationId, resumedFrom: started.resumedFrom, modelId: modelKey(model) });
-
   const tools = dc.filterInheritedTools([...(options.tools ?? [])]).tools as unknown as AgentTool<any>[];
-  const runMessages: AgentMessage[] = [{ role: "user", content: [{ type: "text", text: task.task }], timestamp: now() }];
-  let rowsFrom = 0;
-  const writeRunRows = () => {
-    persist(rowsSince(runMessages, rowsFrom, { parentToolCallId: toolCallId, agentName: started.agent }));
-    rowsFrom = runMessages.length;
-  };
-  writeRunRows();
+  const byKey = new Map<string, Model<any>>();
+  for (const m of [...options.models, ...(options.sessionModel ? [options.sessionModel] : [])]) if (!byKey.has(modelKey(m))) byKey.set(modelKey(m), m);
+  const summarize = options.summarize ?? createSummarizer({ streamFn: options.streamFn });
+  const { run, step: first } = dc.DelegateRun.start(registry, {
+    task, models: options.models.map(runModel), sessionModel: options.sessionModel && runModel(options.sessionModel),
+    thinkingLevel: options.thinkingLevel, overheadTokens: dc.requestOverheadTokens({ systemPrompt, tools }),
+    retry: options.retry, definition: options.definition,
+  }, options.rows ? [...options.rows] : undefined, now());
 
-  // ---- the boundary hook of one model, continuing the run's tally ----------------------
-  let run: RunTally | undefined;
-  let hookError: unknown;
-  let carried: AgentMessage[] = []; // the context of the latest request (what a fallback carries)
-  let preflight = false;
-  const hookFor = (m: Model<any>) => {
-    const modelId = modelKey(m);
-    const hook = dc.createPrepareNextTurn({
-      budget: budgetOf(m), modelId, summarize, signal, run,
-      onOutcome: (report) => {
-        run = report.run;
-        options.onEvent?.({ type: "boundary", modelId, preflight, report });
-      },
-    });
-    return async (ctx: { context: AgentContext }, hookSignal?: AbortSignal) => {
+  // ---- doing what a step says ----------------------------------------------------------
+  let agent: Agent | undefined;
+  const internal = new AbortController(); // stops the hook's summary requests and the agent
+  let stopped = () => {};
+  const stop = new Promise<void>((resolve) => (stopped = resolve));
+  let finish: Extract<RunNext, { type: "finish" }> | undefined;
+  let writing: Promise<void> = Promise.resolve();
+  const write = (rows: UiMessage[]) => {
+    const onRows = options.onRows;
+    writing = writing.then(async () => {
+      let failure: { error: unknown } | undefined;
       try {
-        const out = await hook(ctx, hookSignal);
+        if (onRows) await onRows(rows);
+      } catch (error) {
+        failure = { error };
+      }
+      perform(() => (failure ? run.writeFailed(failure.error, now()) : run.written(now())));
+    });
+  };
+  let freed = false; // a write that settles after the run returned tells nothing
+  function perform(call: () => RunStep): RunNext {
+    if (freed) return { type: "continue" };
+    let step: RunStep;
+    try {
+      step = call();
+    } catch (error) {
+      step = run.crash(error, now());
+    }
+    if (step.rows.length) write(step.rows);
+    for (const event of step.events) {
+      try {
+        options.onEvent?.(event);
+      } catch {}
+    }
+    if (step.next.type === "stop" || step.next.type === "finish") {
+      if (step.next.type === "finish") finish = step.next;
+      internal.abort();
+      agent?.abort();
+      stopped();
+    }
+    return step.next;
+  }
+
+  // ---- one request: the pre-flight boundary, then the Agent on that model --------------
+  const messages: AgentMessage[] = [];
+  let carried: AgentMessage[] = []; // the context of the latest request (a retry or a fallback carries it)
+  type Hook = (ctx: { context: AgentContext }, signal?: AbortSignal) => Promise<{ context: AgentContext } | undefined>;
+  let hook: Hook = async () => undefined;
+  async function request(plan: Extract<RunNext, { type: "request" }>): Promise<RequestEndedInput> {
+    const model = byKey.get(plan.modelId)!;
+    let thrown: unknown;
+    const boundary = dc.createPrepareNextTurn({
+      budget: plan.budget, modelId: plan.modelId, signal: internal.signal, run: plan.run,
+      summarize: (r, s) => summarize(r, s, { model, modelId: plan.modelId }),
+      onOutcome: (report: DelegateTurnReport) => perform(() => run.boundary(report, now())),
+    });
+    hook = async (ctx, hookSignal) => {
+      try {
+        const out = await boundary(ctx, hookSignal);
         carried = [...(out ? out.context.messages : ctx.context.messages)];
         return out;
       } catch (e) {
-        hookError = e; // pi's Agent keeps only the message: the code is kept here
+        thrown ??= e; // pi's Agent keeps only the message: the code is kept here
         throw e;
       }
     };
-  };
-  let hook = hookFor(model);
-  /** The boundary once before the first request on a context pi did not build. */
-  const preflightOn = async (messages: AgentMessage[]): Promise<AgentMessage[] | undefined> => {
-    preflight = true;
     try {
-      const out = await hook({ context: { systemPrompt, messages, tools } }, signal);
-      return out ? out.context.messages : messages;
-    } catch {
-      return undefined;
-    } finally {
-      preflight = false;
+      const context = (plan.messages as AgentMessage[] | undefined) ?? carried;
+      if (plan.messages && messages.length === 0) messages.push(context.at(-1)!);
+      const out = await hook({ context: { systemPrompt, messages: context, tools } as AgentContext }, internal.signal);
+      agent!.state.model = model;
+      agent!.state.messages = out ? out.context.messages : context;
+      await agent!.continue();
+    } catch (e) {
+      thrown ??= e;
     }
-  };
+    return { last: agent!.state.messages.at(-1), thrown };
+  }
 
-  // ---- the delegate's Agent ------------------------------------------------------------
-  const agent = new pi.Agent({
-    ...options.agentOptions,
-    streamFn: options.streamFn,
-    convertToLlm: options.convertToLlm ?? pi.convertToLlm,
-    initialState: { systemPrompt, model, tools, messages: [], ...(options.thinkingLevel ? { thinkingLevel: options.thinkingLevel } : {}) },
-    prepareNextTurnWithContext: (ctx, hookSignal) => hook(ctx, hookSignal),
-  });
-  const unsubscribe = agent.subscribe((event) => {
-    if (event.type !== "message_end" || event.message.role === "user") return;
-    runMessages.push(event.message);
-    writeRunRows();
-  });
-  const onAbort = () => agent.abort();
-  signal?.addEventListener("abort", onAbort, { once: true });
-
-  // ---- seed (a resume) and run, with fallbacks -----------------------------------------
-  const modelFailures: ModelFailure[] = [];
-  let failure: AssistantMessage | undefined;
+  const onAbort = () => perform(() => run.abort(now()));
   try {
-    let next: AgentMessage[] | undefined = [runMessages[0]!];
-    if (started.resumedFrom) {
-      const seed = dc.seedDelegateMessages({
-        brief: started.brief, rows: [...(options.rows ?? [])], chain: { toolCallIds: started.toolCallIds, agent: started.agent },
-        binding: { provider: model.provider, model: model.id, api: model.api }, hardLimit: budgetOf(model).hardLimit,
-        // the seed is sent with the system prompt, the tools and the new task: all of it fits (ADR 0299 §7)
-        overheadTokens: dc.requestOverheadTokens({ systemPrompt, tools }) + dc.estimateTokens(runMessages[0]!),
+    let next = perform(() => first);
+    if (!finish) {
+      agent = new pi.Agent({
+        ...options.agentOptions,
+        streamFn: options.streamFn,
+        convertToLlm: options.convertToLlm ?? pi.convertToLlm,
+        initialState: { systemPrompt, model: [...byKey.values()][0]!, tools, messages: [], ...(options.thinkingLevel ? { thinkingLevel: options.thinkingLevel } : {}) },
+        prepareNextTurnWithContext: (ctx, hookSignal) => hook(ctx, hookSignal),
       });
-      options.onEvent?.({ type: "seed", seed });
-      next = [...seed.messages, runMessages[0]!];
+      agent.subscribe((event) => {
+        if (event.type !== "message_end") return;
+        if (event.message.role !== "user") messages.push(event.message);
+        perform(() => run.message(event.message, now()));
+      });
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (signal?.aborted) onAbort();
     }
-    next = signal?.aborted ? undefined : await preflightOn(next);
-    while (next) {
-      agent.state.model = model;
-      agent.state.messages = next;
-      failure = undefined;
-      try {
-        await agent.continue();
-      } catch (e) {
-        hookError ??= e;
+    while (!finish) {
+      if (next.type === "request") {
+        const ended = await Promise.race([request(next), stop.then((): RequestEndedInput => ({}))]);
+        if (!finish) next = perform(() => run.requestEnded(ended, now()));
+      } else if (next.type === "wait") {
+        await sleep(next.ms, stop);
+        if (!finish) next = perform(() => run.waited(now()));
+      } else {
+        // "stop" (the request already ended) or nothing left to wait for
+        next = perform(() => run.requestEnded({}, now()));
       }
-      const last = agent.state.messages.at(-1);
-      if (hookError !== undefined || signal?.aborted || !isFailedRequest(last) || last.stopReason === "aborted") break;
-      // ADR 0299 §5–6: pi's failed request, classified; the next model that can hold the context
-      failure = last;
-      const cls = dc.classifyProviderError(last);
-      options.onEvent?.({ type: "providerError", modelId: modelKey(model), message: last.errorMessage ?? "", contextTooLarge: cls.contextTooLarge });
-      if (queue.length === 0) break;
-      const choice = dc.selectFallbackModel({
-        messages: carried,
-        candidates: queue.map((m) => ({ id: m.id, provider: m.provider, contextWindow: m.contextWindow, maxTokens: m.maxTokens })),
-        overheadTokens: dc.requestOverheadTokens({ systemPrompt, tools }),
-      });
-      modelFailures.push(...choice.modelFailures);
-      const index = choice.index ?? null;
-      const to = index === null ? null : queue[index]!;
-      options.onEvent?.({ type: "fallback", from: modelKey(model), to: to && modelKey(to), tokens: choice.tokens, modelFailures: choice.modelFailures });
-      if (to === null || index === null) break;
-      queue.splice(0, index + 1);
-      model = to;
-      hook = hookFor(model);
-      next = await preflightOn(carried);
     }
+  } catch (error) {
+    perform(() => run.crash(error, now()));
   } finally {
-    unsubscribe();
     signal?.removeEventListener("abort", onAbort);
   }
-
-  // ---- what the parent receives --------------------------------------------------------
-  const modelId = modelKey(model);
-  let status: "completed" | "failed" | "aborted";
-  let content: string;
-  let code: string | undefined;
-  const last = agent.state.messages.at(-1);
-  if (signal?.aborted || codeOf(hookError) === "ABORTED" || (hookError === undefined && last?.role === "assistant" && last.stopReason === "aborted")) {
-    status = "aborted";
-    code = "ABORTED";
-    content = "The delegation was aborted before it finished.";
-  } else if (hookError !== undefined) {
-    status = "failed";
-    // a coded error as it is; anything else (a streamFn that threw) as errorForParent
-    // decides it: a provider's overflow reaches the parent as SUBAGENT_CONTEXT_OVERFLOW (§5)
-    const e: unknown = codeOf(hookError) === undefined ? dc.errorForParent(hookError, { modelId }) : hookError;
-    code = codeOf(e) ?? "INTERNAL";
-    content = messageOf(e);
-  } else if (failure !== undefined || isFailedRequest(last)) {
-    const failed = (failure ?? last) as AssistantMessage;
-    const e: unknown = dc.errorForParent(failed, { modelId });
-    status = "failed";
-    const coded = codeOf(e);
-    code = coded ?? "PROVIDER_ERROR";
-    content = coded ? messageOf(e) : failed.errorMessage || "The delegate's provider request failed.";
-  } else {
-    status = "completed";
-    content = dc.reportForParent({ report: textOf(last), run: run ?? {}, modelId }).text;
+  try {
+    if (finish?.awaitWrites) {
+      const aborted = new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve(), { once: true }));
+      await Promise.race([writing, aborted]);
+    }
+    return { ...(run.result() as RunResult), messages };
+  } finally {
+    freed = true;
+    run.free();
   }
-
-  // ---- settle --------------------------------------------------------------------------
-  await persisting;
-  const runRows = [...written.values()].filter((r) => r.parentToolCallId === toolCallId);
-  registry.settle({ delegationId: started.delegationId, status, rows: runRows });
-  taskRow = dc.taskRowSettle({
-    row: taskRow, status, content, isError: status !== "completed", runRows, run: run ?? {}, modelFailures, error: code, now: now(),
-  });
-  persist([taskRow]);
-  await persisting;
-  return {
-    status, content, isError: status !== "completed", details: detailsOf(taskRow), delegationId: started.delegationId, code, modelId,
-    run: run ?? {}, messages: runMessages, rows: [...runRows, taskRow],
-  };
-}
-
-function detailsOf(row: UiMessage): TaskDetails {
-  return (row.toolResult as { details: TaskDetails }).details;
 }
 
 export interface RecordRowsOptions {
-  /** The rows' id prefix: one per app session (e.g. `"s1"`), so two sessions' ids never meet. */
+  /** The rows' id prefix: your conversation's id. Each recording adds a token of its own, so a restart never writes over earlier rows. */
   idPrefix: string;
   /** Receives the rows to persist, in order; store them by `id`. */
   onRows: (rows: UiMessage[]) => void | Promise<void>;
+  /** Told when `onRows` throws or rejects (the Agent goes on); default: `console.error`. */
+  onError?: (error: unknown, rows: UiMessage[]) => void;
   /** Tools whose calls get no row here. Default `["task"]`: `runDelegate` writes the Task rows. */
   skipTools?: string[];
+  /** The clock of the rows' order keys (milliseconds; default `Date.now`). */
+  now?: () => number;
 }
 
 /**
- * The rows of `messages[from..]`, sending wasm only the window from the turn that carries
- * the tool calls still open (a result rewrites its call's row), so writing a run message
- * by message is linear in the run: `firstIndex` keeps the row ids of the whole run.
- */
-function rowsSince(messages: AgentMessage[], from: number, owner: Omit<MessagesToRowsInput, "messages">): UiMessage[] {
-  let base = Math.min(from, messages.length - 1);
-  while (base > 0 && messages[base]!.role !== "assistant") base--;
-  base = Math.max(base, 0);
-  return dc.messagesToRows({ ...owner, messages: messages.slice(base), start: from - base, firstIndex: base });
-}
-
-/**
- * Persists the parent Agent's own messages as rows (`messagesToRows`), as they end: a
- * user row per prompt, an assistant row per turn, a tool row per call (rewritten when its
- * result arrives). What `buildParentContext` and `DelegationRegistry.fromTranscript`
- * read after a restart. Returns the unsubscribe function.
+ * Persists the parent Agent's own messages as rows, as they end (a `RowRecorder`): a user
+ * row per prompt, an assistant row per turn, a tool row per call (rewritten when its
+ * result arrives), each with its order key. What `buildParentContext` and
+ * `DelegationRegistry.fromTranscript` read after a restart. Returns the unsubscribe
+ * function.
  */
 export function recordRows(agent: Agent, options: RecordRowsOptions): () => void {
-  const messages: AgentMessage[] = [];
-  const owner = { idPrefix: options.idPrefix, skipTools: options.skipTools ?? ["task"] };
-  return agent.subscribe(async (event) => {
+  const now = options.now ?? Date.now;
+  const recorder = new dc.RowRecorder({ idPrefix: options.idPrefix, skipTools: options.skipTools ?? ["task"], firstIndex: agent.state.messages.length });
+  const unsubscribe = agent.subscribe(async (event) => {
     if (event.type !== "message_end") return;
-    messages.push(event.message);
-    await options.onRows(rowsSince(messages, messages.length - 1, owner));
+    const rows = recorder.push(event.message, now());
+    try {
+      await options.onRows(rows);
+    } catch (error) {
+      (options.onError ?? ((e: unknown) => console.error("delegate-context/pi recordRows: onRows failed", e)))(error, rows);
+    }
   });
+  return () => {
+    unsubscribe();
+    recorder.free();
+  };
 }

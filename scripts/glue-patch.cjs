@@ -45,10 +45,11 @@ function invalidState(expression) {
 
 /**
  * How many exported classes (free() methods) the package's glue has: DelegateContext,
- * DelegationRegistry, and the boundary's TurnStep and HookRun, which host.js's dc_drive
- * and dc_hook hold. The test runner's glue has one more (its harness exports one).
+ * DelegationRegistry, DelegateRun, RowRecorder, and the boundary's TurnStep and HookRun,
+ * which host.js's dc_drive and dc_hook hold. The test runner's glue has one more (its
+ * harness exports one).
  */
-const PACKAGE_CLASSES = 4;
+const PACKAGE_CLASSES = 6;
 const TEST_RUNNER_CLASSES = PACKAGE_CLASSES + 1;
 
 /**

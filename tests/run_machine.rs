@@ -12,8 +12,8 @@ use delegate_context::delegation::{IdSource, Registry};
 use delegate_context::facts::MessageFacts;
 use delegate_context::message::AgentMessage;
 use delegate_context::run::{
-    Answer, BoundaryReport, DelegateRun, Event, Next, RequestEnd, ResultStatus, RetryPolicy,
-    RunEvent, RunModel, RunResult, RunSetup, RunTask, Step, Thrown,
+    Answer, BoundaryReport, DelegateRun, Event, RunNext, RequestEnd, ResultStatus, RetryPolicy,
+    RunEvent, RunModel, RunResult, RunSetup, RunTask, RunStep, Thrown,
 };
 use delegate_context::stop_reason::StopReason;
 use delegate_context::transcript::UiMessage;
@@ -126,7 +126,7 @@ fn boundary(tokens_after: u64, run: RunTally) -> Event {
 struct Driven {
     reg: Registry,
     run: DelegateRun,
-    steps: Vec<Step>,
+    steps: Vec<RunStep>,
     now: f64,
 }
 
@@ -142,7 +142,7 @@ impl Driven {
         }
     }
 
-    fn on(&mut self, event: Event) -> &Step {
+    fn on(&mut self, event: Event) -> &RunStep {
         self.now += 10.0;
         let step = self.run.on(&mut self.reg, event, self.now);
         self.steps.push(step);
@@ -161,7 +161,7 @@ impl Driven {
         self.steps
             .iter()
             .filter_map(|s| match &s.next {
-                Next::Request { model_id, .. } => Some(model_id.clone()),
+                RunNext::Request { model_id, .. } => Some(model_id.clone()),
                 _ => None,
             })
             .collect()
@@ -200,7 +200,7 @@ fn a_run_that_completes_settles_once_with_its_rows_in_order() {
         matches!(&first.events[0], RunEvent::Started { model_id, .. } if model_id == "local/small-8k")
     );
     match &first.next {
-        Next::Request {
+        RunNext::Request {
             model_id,
             messages: Some(m),
             attempt: 0,
@@ -223,7 +223,7 @@ fn a_run_that_completes_settles_once_with_its_rows_in_order() {
         },
     ));
     let step = d.on(ended(answer("All read."))).clone();
-    assert_eq!(step.next, Next::Finish { await_writes: true });
+    assert_eq!(step.next, RunNext::Finish { await_writes: true });
     let r = d.result();
     assert_eq!(
         (r.status, r.content.as_str(), r.is_error, r.code.as_deref()),
@@ -246,9 +246,9 @@ fn a_run_that_completes_settles_once_with_its_rows_in_order() {
     assert!(keys[keys.len() - 1] < own[0]);
     // nothing after the end
     let late = d.on(Event::Message(facts(read_call("c9", "x")))).clone();
-    assert_eq!((late.rows.len(), &late.next), (0, &Next::Continue));
-    assert_eq!(d.on(Event::Abort).next, Next::Continue);
-    assert_eq!(d.on(Event::Crash(Thrown::default())).next, Next::Continue);
+    assert_eq!((late.rows.len(), &late.next), (0, &RunNext::Continue));
+    assert_eq!(d.on(Event::Abort).next, RunNext::Continue);
+    assert_eq!(d.on(Event::Crash(Thrown::default())).next, RunNext::Continue);
     assert_eq!(d.result().status, ResultStatus::Completed);
 }
 
@@ -284,7 +284,7 @@ fn task_model_resolves_among_the_configured_models_or_is_refused() {
     assert_eq!(d.steps[0].rows.len(), 1);
     assert_eq!(d.steps[0].rows[0].tool_status.as_deref(), Some("error"));
     assert!(d.steps[0].rows[0].order.is_some());
-    assert_eq!(d.steps[0].next, Next::Finish { await_writes: true });
+    assert_eq!(d.steps[0].next, RunNext::Finish { await_writes: true });
 
     // no delegate model: the session's
     let mut s = setup(task("Review."), vec![]);
@@ -342,7 +342,7 @@ fn a_resume_is_seeded_from_its_rows_on_the_chains_model() {
         .expect("a seed event");
     assert!(!seed.truncated);
     match &step.next {
-        Next::Request {
+        RunNext::Request {
             messages: Some(m), ..
         } => {
             assert_eq!(
@@ -387,7 +387,7 @@ fn a_silent_overflow_is_a_failed_request_that_falls_back_never_a_success() {
     };
     let step = d.on(ended(silent)).clone();
     match &step.next {
-        Next::Request {
+        RunNext::Request {
             model_id,
             messages: None,
             attempt: 0,
@@ -517,16 +517,16 @@ fn a_retriable_failure_is_retried_with_a_budget_then_falls_back() {
     d.read_turn(1, 1000);
     assert_eq!(
         d.on(ended(failed("429 rate limit exceeded"))).next,
-        Next::Wait { ms: 1000.0 }
+        RunNext::Wait { ms: 1000.0 }
     );
     assert!(d
         .events()
         .iter()
         .any(|e| matches!(e, RunEvent::Retry { attempt: 1, delay_ms, .. } if *delay_ms == 1000.0)));
     // nothing happens until the wait is over; then the same model, on the carried context
-    assert_eq!(d.on(ended(failed("late"))).next, Next::Continue);
+    assert_eq!(d.on(ended(failed("late"))).next, RunNext::Continue);
     assert!(
-        matches!(d.on(Event::Waited).next, Next::Request { ref model_id, messages: None, attempt: 1, .. } if model_id == "local/small-8k")
+        matches!(d.on(Event::Waited).next, RunNext::Request { ref model_id, messages: None, attempt: 1, .. } if model_id == "local/small-8k")
     );
     // the provider's wait wins over the backoff
     assert_eq!(
@@ -534,13 +534,13 @@ fn a_retriable_failure_is_retried_with_a_budget_then_falls_back() {
             "Rate limit reached. Please try again in 1.5s."
         )))
         .next,
-        Next::Wait { ms: 1500.0 }
+        RunNext::Wait { ms: 1500.0 }
     );
     d.on(Event::Waited);
     // the budget is spent: the next model
     let step = d.on(ended(failed("429 rate limit exceeded"))).clone();
     assert!(
-        matches!(&step.next, Next::Request { model_id, attempt: 0, .. } if model_id == "local/medium-32k")
+        matches!(&step.next, RunNext::Request { model_id, attempt: 0, .. } if model_id == "local/medium-32k")
     );
     d.on(ended(answer("done")));
     let r = d.result();
@@ -570,7 +570,7 @@ fn a_retriable_failure_is_retried_with_a_budget_then_falls_back() {
     let mut d = Driven::start(&setup(task("Read."), models()), None);
     d.on(boundary(100, RunTally::default()));
     assert!(
-        matches!(d.on(ended(failed("401 invalid api key"))).next, Next::Request { ref model_id, .. } if model_id == "local/tiny-4k")
+        matches!(d.on(ended(failed("401 invalid api key"))).next, RunNext::Request { ref model_id, .. } if model_id == "local/tiny-4k")
     );
 }
 
@@ -579,11 +579,11 @@ fn an_abort_or_a_failed_write_stops_the_agent_then_settles() {
     // an abort while the agent runs: Stop, then the end (whatever the loop answered)
     let mut d = Driven::start(&setup(task("Read."), models()), None);
     d.read_turn(1, 500);
-    assert_eq!(d.on(Event::Abort).next, Next::Stop);
-    assert_eq!(d.on(Event::Abort).next, Next::Continue);
+    assert_eq!(d.on(Event::Abort).next, RunNext::Stop);
+    assert_eq!(d.on(Event::Abort).next, RunNext::Continue);
     assert_eq!(
         d.on(ended(answer("half"))).next,
-        Next::Finish {
+        RunNext::Finish {
             await_writes: false
         }
     );
@@ -599,7 +599,7 @@ fn an_abort_or_a_failed_write_stops_the_agent_then_settles() {
     d.on(ended(failed("503 overloaded")));
     assert_eq!(
         d.on(Event::Abort).next,
-        Next::Finish {
+        RunNext::Finish {
             await_writes: false
         }
     );
@@ -611,13 +611,13 @@ fn an_abort_or_a_failed_write_stops_the_agent_then_settles() {
     let step = d
         .on(Event::WriteFailed("ENOSPC: no space left on device".into()))
         .clone();
-    assert_eq!(step.next, Next::Stop);
+    assert_eq!(step.next, RunNext::Stop);
     assert!(
         matches!(&step.events[0], RunEvent::WriteFailed { message } if message.starts_with("ENOSPC"))
     );
     assert_eq!(
         d.on(ended(answer("x"))).next,
-        Next::Finish {
+        RunNext::Finish {
             await_writes: false
         }
     );
@@ -649,7 +649,7 @@ fn a_crash_or_a_coded_error_ends_the_run_where_it_is() {
             status: None
         }))
         .next,
-        Next::Finish { await_writes: true }
+        RunNext::Finish { await_writes: true }
     );
     let r = d.result();
     assert_eq!(
@@ -701,12 +701,12 @@ fn one_tally_across_models_so_a_degraded_run_says_so() {
             "503 Service Unavailable: small-8k is overloaded",
         )))
         .clone();
-    assert!(matches!(step.next, Next::Wait { .. }));
+    assert!(matches!(step.next, RunNext::Wait { .. }));
     d.on(Event::Waited);
     d.on(ended(failed("503 Service Unavailable")));
     d.on(Event::Waited);
     match d.on(ended(failed("503 Service Unavailable"))).next.clone() {
-        Next::Request { model_id, run, .. } => {
+        RunNext::Request { model_id, run, .. } => {
             assert_eq!(model_id, "local/medium-32k");
             assert_eq!(
                 run, degraded,
@@ -821,7 +821,7 @@ proptest! {
     ) {
         let models: Vec<RunModel> = windows.iter().enumerate().map(|(i, w)| model(&format!("m{i}"), *w, 1024.0)).collect();
         let mut d = Driven::start(&setup(task("Read the files."), models.clone()), None);
-        let mut finishes = usize::from(matches!(d.steps[0].next, Next::Finish { .. }));
+        let mut finishes = usize::from(matches!(d.steps[0].next, RunNext::Finish { .. }));
         let mut last_tally = RunTally::default();
         let mut carried = 0u64;
         for e in &events {
@@ -835,10 +835,10 @@ proptest! {
             if was_finished {
                 // nothing more is written or asked once the run has ended
                 prop_assert!(step.rows.is_empty(), "{:?}", step);
-                prop_assert_eq!(&step.next, &Next::Continue);
+                prop_assert_eq!(&step.next, &RunNext::Continue);
             }
-            if matches!(step.next, Next::Finish { .. }) { finishes += 1; }
-            if let Next::Request { model, run, .. } = &step.next {
+            if matches!(step.next, RunNext::Finish { .. }) { finishes += 1; }
+            if let RunNext::Request { model, run, .. } = &step.next {
                 // a fallback only to a model whose budget holds what was carried
                 prop_assert!(models.iter().any(|m| m.key() == model.key()));
                 if step.events.iter().any(|e| matches!(e, RunEvent::Fallback { .. })) {
@@ -854,7 +854,7 @@ proptest! {
         // the adapter's last word: whatever was left running ends now
         if !d.run.is_finished() {
             let step = d.on(Event::Crash(Thrown { code: None, message: "the adapter ended".into(), status: None })).clone();
-            let finished = matches!(step.next, Next::Finish { .. });
+            let finished = matches!(step.next, RunNext::Finish { .. });
             prop_assert!(finished);
             finishes += 1;
         }

@@ -1,8 +1,8 @@
 //! One delegation, start to settle, as a sans-IO state machine (issue 34): ADR 0299
 //! clauses 2 and 4–7 and ADR 0279 clauses 1–6 across a whole run. The adapter (pi's
 //! `runDelegate`, the AI SDK's) constructs its framework's agent, feeds the machine what
-//! happens ([`Event`]) and performs what it answers ([`Step`]): rows to persist, events
-//! to report, and the [`Next`] thing to do. It decides nothing itself.
+//! happens ([`Event`]) and performs what it answers ([`RunStep`]): rows to persist, events
+//! to report, and the [`RunNext`] thing to do. It decides nothing itself.
 //!
 //! ```text
 //! DelegateRun::start(registry, setup, rows)      refused → Finish (a refused Task row)
@@ -243,9 +243,9 @@ pub enum Event {
     Boundary(BoundaryReport),
     /// The loop on the requested model stopped.
     RequestEnded(RequestEnd),
-    /// The wait of [`Next::Wait`] is over.
+    /// The wait of [`RunNext::Wait`] is over.
     Waited,
-    /// A batch of rows (one [`Step::rows`]) was written.
+    /// A batch of rows (one [`RunStep::rows`]) was written.
     Written,
     /// A batch of rows could not be written: the run ends.
     WriteFailed(String),
@@ -262,7 +262,7 @@ pub enum Event {
     rename_all = "camelCase",
     rename_all_fields = "camelCase"
 )]
-pub enum Next {
+pub enum RunNext {
     /// Nothing new: go on with what runs.
     Continue,
     /// Run the agent on `model` (after one boundary over the context, the pre-flight):
@@ -350,15 +350,15 @@ pub enum RunEvent {
 /// by `id`, a later copy replacing the earlier), events, and what to do next.
 #[derive(Clone, Debug, PartialEq, Serialize, Tsify)]
 #[serde(rename_all = "camelCase")]
-pub struct Step {
+pub struct RunStep {
     pub rows: Vec<UiMessage>,
     pub events: Vec<RunEvent>,
-    pub next: Next,
+    pub next: RunNext,
 }
 
-impl Step {
-    fn next(next: Next) -> Step {
-        Step {
+impl RunStep {
+    fn next(next: RunNext) -> RunStep {
+        RunStep {
             rows: Vec::new(),
             events: Vec::new(),
             next,
@@ -494,7 +494,7 @@ impl DelegateRun {
         setup: &RunSetup,
         rows: Option<&[UiMessage]>,
         now: f64,
-    ) -> Result<(DelegateRun, Step)> {
+    ) -> Result<(DelegateRun, RunStep)> {
         validate_models(&setup.models, "options.models")?;
         if let Some(session) = &setup.session_model {
             validate_models(std::slice::from_ref(session), "options.sessionModel")?;
@@ -582,7 +582,7 @@ impl DelegateRun {
         run.phase = Phase::Requesting;
         run.preflight = true;
 
-        let mut step = Step::next(Next::Continue);
+        let mut step = RunStep::next(RunNext::Continue);
         // from here on the registry holds a running run: every failure settles it
         let begun = (|| -> Result<(Vec<AgentMessage>, Option<SeedResult>)> {
             let mut task_row = task_row_start(&TaskRowStart {
@@ -671,7 +671,7 @@ impl DelegateRun {
     }
 
     /// A Task call refused before a run started.
-    fn refuse(mut self, e: &Error, now: f64) -> Result<(DelegateRun, Step)> {
+    fn refuse(mut self, e: &Error, now: f64) -> Result<(DelegateRun, RunStep)> {
         let code = e.code().owned();
         let content = e.to_string();
         let mut row = task_row_refused(&TaskRowRefused {
@@ -696,13 +696,13 @@ impl DelegateRun {
             unsaved_batches: 0,
             write_error: None,
         });
-        let step = Step {
+        let step = RunStep {
             rows: vec![row],
             events: vec![RunEvent::Ended {
                 status: ResultStatus::Refused,
                 code: Some(code),
             }],
-            next: Next::Finish { await_writes: true },
+            next: RunNext::Finish { await_writes: true },
         };
         self.issued(&step);
         Ok((self, step))
@@ -710,18 +710,18 @@ impl DelegateRun {
 
     /// What happened; what to do next (see [`Event`]). `now`: the host's clock
     /// (milliseconds), for rows and the Task row.
-    pub fn on(&mut self, registry: &mut Registry, event: Event, now: f64) -> Step {
+    pub fn on(&mut self, registry: &mut Registry, event: Event, now: f64) -> RunStep {
         let step = self.step(registry, event, now);
         self.issued(&step);
         step
     }
 
-    fn step(&mut self, registry: &mut Registry, event: Event, now: f64) -> Step {
+    fn step(&mut self, registry: &mut Registry, event: Event, now: f64) -> RunStep {
         let finished = self.phase == Phase::Finished;
         match event {
             Event::Written => {
                 self.outstanding = self.outstanding.saturating_sub(1);
-                Step::next(Next::Continue)
+                RunStep::next(RunNext::Continue)
             }
             Event::WriteFailed(message) => {
                 self.outstanding = self.outstanding.saturating_sub(1);
@@ -738,20 +738,20 @@ impl DelegateRun {
                 }
                 step
             }
-            _ if finished => Step::next(Next::Continue),
+            _ if finished => RunStep::next(RunNext::Continue),
             Event::Message(facts) => self.message(facts, now),
             Event::Boundary(report) => {
                 self.tally = report.run;
                 self.carried_tokens = report.tokens_after;
                 let preflight = std::mem::take(&mut self.preflight);
-                Step {
+                RunStep {
                     rows: Vec::new(),
                     events: vec![RunEvent::Boundary {
                         model_id: self.model_key(),
                         preflight,
                         report: report.report,
                     }],
-                    next: Next::Continue,
+                    next: RunNext::Continue,
                 }
             }
             Event::RequestEnded(end) => match &self.phase {
@@ -760,15 +760,15 @@ impl DelegateRun {
                     self.finish(registry, ending, now)
                 }
                 Phase::Requesting => self.request_ended(registry, &end, now),
-                _ => Step::next(Next::Continue),
+                _ => RunStep::next(RunNext::Continue),
             },
             Event::Waited => match self.phase {
                 Phase::Waiting => {
                     self.phase = Phase::Requesting;
                     self.preflight = true;
-                    Step::next(self.request(None))
+                    RunStep::next(self.request(None))
                 }
-                _ => Step::next(Next::Continue),
+                _ => RunStep::next(RunNext::Continue),
             },
             Event::Abort => self.stop_for(registry, Ending::Aborted, now),
             Event::Crash(thrown) => {
@@ -789,31 +789,31 @@ impl DelegateRun {
     }
 
     /// An abort or a failed write: a running request is stopped first; a wait ends now.
-    fn stop_for(&mut self, registry: &mut Registry, ending: Ending, now: f64) -> Step {
+    fn stop_for(&mut self, registry: &mut Registry, ending: Ending, now: f64) -> RunStep {
         match self.phase {
             Phase::Requesting => {
                 self.phase = Phase::Stopping(ending);
-                Step::next(Next::Stop)
+                RunStep::next(RunNext::Stop)
             }
             Phase::Waiting => self.finish(registry, ending, now),
-            Phase::Stopping(_) | Phase::Finished => Step::next(Next::Continue),
+            Phase::Stopping(_) | Phase::Finished => RunStep::next(RunNext::Continue),
         }
     }
 
     /// A message the loop ended: its rows (user messages are the brief's, written at the
     /// start, or a seed's).
-    fn message(&mut self, facts: MessageFacts, now: f64) -> Step {
+    fn message(&mut self, facts: MessageFacts, now: f64) -> RunStep {
         if facts.role == Role::User {
-            return Step::next(Next::Continue);
+            return RunStep::next(RunNext::Continue);
         }
         let rows = match self.recorder.as_mut().map(|r| r.push(facts, now)) {
             Some(Ok(rows)) => rows,
             _ => Vec::new(),
         };
-        Step {
+        RunStep {
             rows: self.keep_rows(rows),
             events: Vec::new(),
-            next: Next::Continue,
+            next: RunNext::Continue,
         }
     }
 
@@ -844,9 +844,9 @@ impl DelegateRun {
         self.model().key()
     }
 
-    fn request(&self, messages: Option<Vec<AgentMessage>>) -> Next {
+    fn request(&self, messages: Option<Vec<AgentMessage>>) -> RunNext {
         let model = self.model();
-        Next::Request {
+        RunNext::Request {
             model_id: model.key(),
             budget: model.budget(),
             model,
@@ -856,7 +856,7 @@ impl DelegateRun {
         }
     }
 
-    fn request_ended(&mut self, registry: &mut Registry, end: &RequestEnd, now: f64) -> Step {
+    fn request_ended(&mut self, registry: &mut Registry, end: &RequestEnd, now: f64) -> RunStep {
         let window = self.model().context_window;
         match verdict(end, window) {
             Verdict::Completed { report } => {
@@ -880,7 +880,7 @@ impl DelegateRun {
         registry: &mut Registry,
         failure: ProviderFailure,
         now: f64,
-    ) -> Step {
+    ) -> RunStep {
         let from = self.model_key();
         let mut events = vec![RunEvent::ProviderError {
             model_id: from.clone(),
@@ -897,10 +897,10 @@ impl DelegateRun {
                     attempt: self.retries,
                     delay_ms: ms,
                 });
-                return Step {
+                return RunStep {
                     rows: Vec::new(),
                     events,
-                    next: Next::Wait { ms },
+                    next: RunNext::Wait { ms },
                 };
             }
         }
@@ -939,7 +939,7 @@ impl DelegateRun {
                 self.retries = 0;
                 self.preflight = true;
                 self.carried_tokens = tokens;
-                Step {
+                RunStep {
                     rows: Vec::new(),
                     events,
                     next: self.request(None),
@@ -985,9 +985,9 @@ impl DelegateRun {
 
     /// The one end of every run: what the parent receives, the registry's run settled,
     /// the Task row settled.
-    fn finish(&mut self, registry: &mut Registry, ending: Ending, now: f64) -> Step {
+    fn finish(&mut self, registry: &mut Registry, ending: Ending, now: f64) -> RunStep {
         if self.phase == Phase::Finished {
-            return Step::next(Next::Continue);
+            return RunStep::next(RunNext::Continue);
         }
         self.phase = Phase::Finished;
         let model = self.model_key();
@@ -1093,15 +1093,15 @@ impl DelegateRun {
             write_error: self.write_error.clone(),
         });
         let await_writes = !matches!(ending, Ending::Aborted | Ending::WriteFailed(_));
-        Step {
+        RunStep {
             rows,
             events: vec![RunEvent::Ended { status, code }],
-            next: Next::Finish { await_writes },
+            next: RunNext::Finish { await_writes },
         }
     }
 
     /// Count a step's batch of rows as issued.
-    fn issued(&mut self, step: &Step) {
+    fn issued(&mut self, step: &RunStep) {
         if !step.rows.is_empty() {
             self.outstanding = self.outstanding.saturating_add(1);
         }
@@ -1122,18 +1122,14 @@ impl DelegateRun {
     }
 
     /// The run's counts so far.
+    #[cfg(not(target_arch = "wasm32"))] // for the native tests
     pub fn tally(&self) -> &RunTally {
         &self.tally
-    }
-
-    /// The `modelFailures` so far.
-    pub fn model_failures(&self) -> &[ModelFailure] {
-        &self.model_failures
     }
 }
 
 /// Two steps as one: `first`'s rows and events, then `then`'s, and `then`'s next.
-fn merge(mut first: Step, then: Step) -> Step {
+fn merge(mut first: RunStep, then: RunStep) -> RunStep {
     first.rows.extend(then.rows);
     first.events.extend(then.events);
     first.next = then.next;

@@ -88,6 +88,18 @@ pub struct Thrown {
     pub status: Option<f64>,
 }
 
+impl Thrown {
+    /// A thrown value as read: its `code` counts only when it is one of this library's
+    /// codes (a Node `ENOSPC`, a provider's `context_length_exceeded` are not).
+    pub fn new(code: Option<String>, message: String, status: Option<f64>) -> Thrown {
+        Thrown {
+            code: code.filter(|c| crate::error::CODES.contains(&c.as_str())),
+            message,
+            status: status.filter(|s| s.is_finite()),
+        }
+    }
+}
+
 /// What a request came to: its last answer, and what its loop threw.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RequestEnd {
@@ -401,6 +413,13 @@ mod tests {
             answer(json!({ "role": "assistant", "content": [], "stopReason": "aborted" }));
         assert_eq!(verdict(&end(aborted), None), Verdict::Aborted);
         assert!(Answer::from_pi_message(&json!({ "role": "toolResult" })).is_none());
+    }
+
+    #[test]
+    fn only_this_librarys_codes_count() {
+        assert_eq!(Thrown::new(Some("ENOSPC".into()), "m".into(), None).code, None);
+        assert_eq!(Thrown::new(Some("ABORTED".into()), "m".into(), Some(f64::NAN)), Thrown { code: Some("ABORTED".into()), message: "m".into(), status: None });
+        assert_eq!(Thrown::new(None, "m".into(), Some(413.0)).status, Some(413.0));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! handle) and the pure functions. Each export decodes, calls the core, encodes.
 
 use std::cell::{Ref, RefCell, RefMut};
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{
@@ -119,11 +120,17 @@ fn rows_of_chain(
 #[wasm_bindgen(js_name = DelegationRegistry)]
 pub struct DelegationRegistry {
     /// Behind a `RefCell`, so that a getter of an input that calls the registry again
-    /// gets `INVALID_STATE` (methods take `&self`: wasm-bindgen's own borrow never fails).
-    inner: RefCell<Registry>,
+    /// gets `INVALID_STATE` (methods take `&self`: wasm-bindgen's own borrow never fails);
+    /// shared with the runs started on it (`DelegateRun`).
+    inner: Rc<RefCell<Registry>>,
 }
 
 impl DelegationRegistry {
+    /// The registry, for a run started on it.
+    pub(super) fn shared(&self) -> Rc<RefCell<Registry>> {
+        self.inner.clone()
+    }
+
     #[inline(never)]
     fn state(&self) -> Result<Ref<'_, Registry>, JsValue> {
         state_of(&self.inner, "DelegationRegistry")
@@ -142,7 +149,7 @@ impl DelegationRegistry {
     #[allow(clippy::new_without_default)]
     pub fn new() -> DelegationRegistry {
         DelegationRegistry {
-            inner: RefCell::new(Registry::new()),
+            inner: Rc::new(RefCell::new(Registry::new())),
         }
     }
 
@@ -156,11 +163,11 @@ impl DelegationRegistry {
     ) -> Result<DelegationRegistry, JsValue> {
         let (rows, positions) = rows_where(&rows, "rows", RowFilter::DelegateOrTaskRows)?;
         Ok(DelegationRegistry {
-            inner: RefCell::new(Registry::from_transcript_rows(
+            inner: Rc::new(RefCell::new(Registry::from_transcript_rows(
                 &rows,
                 Some(&positions),
                 Box::new(core::random_uuid_v4),
-            )),
+            ))),
         })
     }
 
@@ -380,4 +387,22 @@ pub fn format_resumable_list(
 #[wasm_bindgen(js_name = resumeParameterSchema, unchecked_return_type = "ResumeParameterSchema")]
 pub fn resume_parameter_schema() -> Result<JsValue, JsValue> {
     to_js(&core::resume_parameter_schema())
+}
+
+/// host-contract §6: an agent name as the registry keys it (basename, no `.md`, trimmed,
+/// lower-cased, spaces and underscores → `-`). The resumable list, `resolve` and the Task
+/// rows' `details.agent` name agents this way: key your agent definitions by it, so the
+/// name the parent reads back finds its definition.
+///
+/// @example
+/// ```js
+/// const definitions = new Map(agents.map((a) => [normalizeAgentName(a.name), a]));
+/// definitions.get(normalizeAgentName("agents/Code_Reviewer.md")); // the "code_reviewer" definition
+/// ```
+#[wasm_bindgen(js_name = normalizeAgentName)]
+pub fn normalize_agent_name(
+    #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+) -> Result<String, JsValue> {
+    let name = string_arg(name, "name")?;
+    Ok(crate::transcript::normalize_agent_name(&name))
 }

@@ -17,6 +17,7 @@
 //! | [`host_context`] | the core's context beside the host's own message objects (kept by reference, handed back) |
 //! | [`messages`] | host messages read as the core's facts (one `JSON.stringify` per range) |
 //! | [`rows`] | the rows the package writes (messages → rows, the Task row) |
+//! | [`run`] | the `DelegateRun` class (the core's run machine, on a registry it shares) and the `RowRecorder` class |
 //! | [`turn`] | the boundary exports: read the config; for the async ones, a [`turn::TurnStep`] that `host.js`'s `dc_drive` drives (it awaits the host's summarizer and hands what came of it, a [`crate::compaction::run::Settled`], to the core) |
 //! | `host.js` | the JavaScript these call (no rule: reading, calling, awaiting, signals), type-checked and tested by itself |
 
@@ -30,4 +31,5 @@ pub mod host;
 pub mod host_context;
 pub mod messages;
 pub mod rows;
+pub mod run;
 pub mod turn;

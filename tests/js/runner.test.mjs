@@ -66,14 +66,17 @@ function store() {
   return { rows, onRows };
 }
 
-async function run({ steps, models = [0], summarize = async () => SUMMARY, task = {}, registry = new dc.DelegationRegistry(), sizes, rows, signal, tools }) {
+// retries wait 1 ms here (the default backoff starts at 1 s)
+const FAST_RETRY = { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 30000 };
+
+async function run({ steps, models = [0], summarize = async () => SUMMARY, task = {}, registry = new dc.DelegationRegistry(), sizes, rows, signal, tools, retry = FAST_RETRY }) {
   const w = world(steps);
   const s = store();
   if (rows) s.onRows(rows);
   const events = [];
   const result = await runDelegate({
     registry, models: models.map((i) => w.models[i]), streamFn: w.core.streamSimple, systemPrompt: SYSTEM_PROMPT,
-    tools: tools ?? [readTool(sizes)], summarize, rows: s.rows.slice(), onRows: s.onRows, signal, onEvent: (e) => events.push(e),
+    tools: tools ?? [readTool(sizes)], summarize, rows: s.rows.slice(), onRows: s.onRows, signal, onEvent: (e) => events.push(e), retry,
     task: { toolCallId: "task_1", agent: "explorer", task: "Read the files one by one, then report.", description: "read files", ...task },
   });
   return { result, rows: s.rows, events, registry, requests: w.requests };
@@ -149,7 +152,8 @@ test("a provider overflow as pi reports it moves to the next fallback that fits;
   assert.equal(result.status, "completed", result.content);
   assert.equal(result.content, "Tests cover positive amounts only.");
   assert.equal(result.modelId, "local/medium-32k");
-  assert.deepEqual(result.details.modelFailures.map((f) => [f.model, f.code]), [["local/tiny-4k", "SUBAGENT_CONTEXT_OVERFLOW"]]);
+  // every model that failed, with its reason (issue 34 §1): the primary's own overflow, then the one skipped
+  assert.deepEqual(result.details.modelFailures.map((f) => [f.model, f.code]), [["local/small-8k", "CONTEXT_TOO_LARGE"], ["local/tiny-4k", "SUBAGENT_CONTEXT_OVERFLOW"]]);
   assert.ok(!`${result.content}${JSON.stringify(result.details)}`.includes("prompt is too long"), "the provider's text does not reach the parent");
   assert.deepEqual(requests.map((r) => r.model), ["small-8k", "small-8k", "small-8k", "small-8k", "medium-32k", "medium-32k", "medium-32k"]);
   assert.ok(events.some((e) => e.type === "providerError" && e.contextTooLarge), "classified as a context overflow (pi's failed AssistantMessage)");
@@ -167,7 +171,8 @@ test("a provider overflow with no fallback left reaches the parent as SUBAGENT_C
 });
 
 test("another provider error with no fallback left passes through as it is", async () => {
-  const { result } = await run({ steps: [{ fail: "429 rate limit exceeded" }] });
+  // a 429 is retried (twice by the policy) before it is the run's end
+  const { result } = await run({ steps: [{ fail: "429 rate limit exceeded" }, { fail: "429 rate limit exceeded" }, { fail: "429 rate limit exceeded" }] });
   assert.equal(result.status, "failed");
   assert.equal(result.code, "PROVIDER_ERROR");
   assert.equal(result.content, "429 rate limit exceeded");
@@ -175,7 +180,8 @@ test("another provider error with no fallback left passes through as it is", asy
 
 test("a degraded run stays degraded across a fallback (one tally across models)", async () => {
   const { result, events } = await run({
-    steps: [...reads(12), { fail: "503 Service Unavailable: small-8k is overloaded" }, { report: "Partial findings." }],
+    // a 503 is retried twice on small-8k before the run moves to medium-32k
+    steps: [...reads(12), ...Array(3).fill({ fail: "503 Service Unavailable: small-8k is overloaded" }), { report: "Partial findings." }],
     models: [0, 2], summarize: async () => { throw new Error("summarizer down"); },
   });
   assert.equal(result.status, "completed", result.content);
