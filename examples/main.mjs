@@ -1,12 +1,15 @@
 // The main job: delegate-context on pi's real client. A pi-agent-core `Agent` (the
-// parent) delegates to sub-agents through its `task` tool; each delegate is a second pi
-// `Agent` on its own small model with this package's turn-boundary hook. Offline: pi-ai's
-// faux provider plays the models (examples/demo/story.mjs); the files, windows, requests
-// and token counts are real. In one run:
+// parent) delegates to sub-agents through its `task` tool, which runs each delegation
+// with the package's own runner (delegate-context/pi's `runDelegate`: a second pi `Agent`
+// on the delegate's own small model, driven by the core's run machine); the timeline is
+// written from its events. Offline: pi-ai's faux provider plays the models
+// (examples/demo/story.mjs); the files, windows, requests and token counts are real. In
+// one run:
 //   1. a delegate outgrows its window and compacts, several times, and finishes;
 //   2. one degrades after its summarizer rejects, and its report says so;
 //   3. one reads a file larger than its window and ends with SUBAGENT_CONTEXT_OVERFLOW;
-//   4. a fallback model too small for the carried context is skipped (modelFailures);
+//   4. a provider error is retried, then a fallback model too small for the carried
+//      context is skipped and the next one finishes (modelFailures, finalModel);
 //   5. the app restarts: the registry is rebuilt from the persisted rows, and a chain is
 //      resumed, seeded within its budget.
 // Usage: node examples/main.mjs [--serve] [--port N] [--out DIR]
@@ -17,13 +20,13 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { MODELS, key } from "./demo/world.mjs";
 import { PARENT_SYSTEM_PROMPT, RESUME, TASKS_1, USER_1, USER_2 } from "./demo/story.mjs";
 import { Transcript, textOf } from "./demo/host.mjs";
-import { fmt } from "./demo/delegate.mjs";
-import { callTask, closing, createParent, createTaskTool } from "./demo/parent.mjs";
+import { callTask, closing, createParent, createTaskTool, fmt } from "./demo/parent.mjs";
 import { Timeline } from "./demo/timeline.mjs";
 import { serve } from "./demo/serve.mjs";
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const dc = createRequire(import.meta.url)(resolve(root, "pkg/node/delegate_context.js"));
+const pi = await import(pathToFileURL(resolve(root, "pkg/pi/index.mjs")).href);
 
 const toolResultTexts = (messages) => messages.filter((m) => m.role === "toolResult").map((m) => textOf(m.content));
 
@@ -56,11 +59,11 @@ export async function runDemo({ outDir = resolve(root, "target/demo"), write = c
   // ---- session 1: the parent delegates four tasks --------------------------------------
   const host = { transcript: new Transcript(files.transcript), registry: new dc.DelegationRegistry() };
   const results = [];
-  const taskTool = createTaskTool(dc, host, t, results);
+  const taskTool = createTaskTool(dc, pi, host, t, results);
   t.heading("Session 1");
   t.line("user", USER_1);
   const parent1 = createParent({
-    systemPrompt: PARENT_SYSTEM_PROMPT, messages: [], taskTool, transcript: host.transcript, session: 1,
+    pi, systemPrompt: PARENT_SYSTEM_PROMPT, messages: [], taskTool, transcript: host.transcript,
     turns: [
       ...TASKS_1.map((args, i) => callTask(`call_task_${i + 1}`, ["I'll delegate the reading, one sub-agent per question.", "Next, the changelog.", "Now the build log.", "Last, the tests."][i], args)),
       closing("Status for 3.0, from the sub-agents' reports:"),
@@ -95,7 +98,7 @@ export async function runDemo({ outDir = resolve(root, "target/demo"), write = c
   t.heading("Session 2");
   t.line("user", USER_2);
   const parent2 = createParent({
-    systemPrompt: `${PARENT_SYSTEM_PROMPT}\n\n${resumable}`, messages: rebuiltParent.messages, taskTool, transcript: host.transcript, session: 2,
+    pi, systemPrompt: `${PARENT_SYSTEM_PROMPT}\n\n${resumable}`, messages: rebuiltParent.messages, taskTool, transcript: host.transcript,
     turns: [
       callTask("call_task_5", "The explorer that surveyed the modules is in my list; resuming it.", (context) => ({
         ...RESUME, resume: /^- explorer \/ (\S+): survey modules$/m.exec(context.systemPrompt)?.[1] ?? "(not listed)",

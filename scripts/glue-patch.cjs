@@ -5,7 +5,9 @@
 // the glue the tests run is the glue users get. CommonJS so that a `--require` hook can
 // load it; ES modules import it too.
 //
-// Three changes. Speed: a string passed to wasm (every message crosses as its JSON text)
+// Four changes. Before init (the web build): an export called before `init()` throws a
+// `DelegateContextError` with code `INVALID_STATE` that says to await `init()` first, not
+// a TypeError about `undefined`. Speed: a string passed to wasm (every message crosses as its JSON text)
 // is written with one TextEncoder.encodeInto into a buffer of 3 bytes per UTF-16 unit,
 // then shrunk, instead of wasm-bindgen's JavaScript loop over its ASCII prefix (4.5-7.6 µs
 // vs 0.6 µs for a 2,000-character turn of a real session); strings over 1 Mi units keep
@@ -56,7 +58,25 @@ const TEST_RUNNER_CLASSES = PACKAGE_CLASSES + 1;
  * The glue `text` (of `file`, named in errors) patched. `classes`: how many exported
  * classes (free() methods) it must have, PACKAGE_CLASSES or TEST_RUNNER_CLASSES.
  */
+const WASM_SLOT = "let wasmModule, wasmInstance, wasm;";
+const INIT_CHECK = /if \(wasm !== undefined\) return wasm;/g;
+const NOT_READY_MESSAGE =
+  "delegate-context is not initialised: await init() (the default export of delegate-context/web) before calling any other export";
+
+/** The web build's glue: `wasm` starts as a stand-in that throws INVALID_STATE on any use. */
+function patchInit(text, file) {
+  if (!text.includes(WASM_SLOT) || [...text.matchAll(INIT_CHECK)].length !== 2) {
+    throw new Error(`${file}: wasm-bindgen's init code is not what glue-patch.cjs expects`);
+  }
+  const standIn = `const NOT_READY = new Proxy({}, { get() { const error = new Error(${JSON.stringify(NOT_READY_MESSAGE)}); error.name = "DelegateContextError"; error.code = "INVALID_STATE"; error.retriable = false; throw error; } });`;
+  return text
+    .replace(WASM_SLOT, `${standIn}\nlet wasmModule, wasmInstance, wasm = NOT_READY;`)
+    .replaceAll(INIT_CHECK, "if (wasm !== NOT_READY) return wasm;");
+}
+
 function patchGlue(text, file, classes) {
+  // the web build (an init function) starts without its module
+  if (text.includes("export { initSync, __wbg_init as default };")) text = patchInit(text, file);
   const frees = [...text.matchAll(FREE)].length;
   if (frees !== classes) throw new Error(`${file}: expected ${classes} free() methods, found ${frees}`);
   text = text.replaceAll(FREE, (all, indent) => `${all}${indent}if (ptr === 0) return; // freed already\n`);

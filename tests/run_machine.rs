@@ -12,8 +12,8 @@ use delegate_context::delegation::{IdSource, Registry};
 use delegate_context::facts::MessageFacts;
 use delegate_context::message::AgentMessage;
 use delegate_context::run::{
-    Answer, BoundaryReport, DelegateRun, Event, RunNext, RequestEnd, ResultStatus, RetryPolicy,
-    RunEvent, RunModel, RunResult, RunSetup, RunTask, RunStep, Thrown,
+    Answer, BoundaryReport, DelegateRun, Event, RequestEnd, ResultStatus, RetryPolicy, RunEvent,
+    RunModel, RunNext, RunResult, RunSetup, RunStep, RunTask, Thrown,
 };
 use delegate_context::stop_reason::StopReason;
 use delegate_context::transcript::UiMessage;
@@ -248,7 +248,10 @@ fn a_run_that_completes_settles_once_with_its_rows_in_order() {
     let late = d.on(Event::Message(facts(read_call("c9", "x")))).clone();
     assert_eq!((late.rows.len(), &late.next), (0, &RunNext::Continue));
     assert_eq!(d.on(Event::Abort).next, RunNext::Continue);
-    assert_eq!(d.on(Event::Crash(Thrown::default())).next, RunNext::Continue);
+    assert_eq!(
+        d.on(Event::Crash(Thrown::default())).next,
+        RunNext::Continue
+    );
     assert_eq!(d.result().status, ResultStatus::Completed);
 }
 
@@ -646,7 +649,7 @@ fn a_crash_or_a_coded_error_ends_the_run_where_it_is() {
         d.on(Event::Crash(Thrown {
             code: None,
             message: "tool exploded".into(),
-            status: None
+            ..Thrown::default()
         }))
         .next,
         RunNext::Finish { await_writes: true }
@@ -662,7 +665,7 @@ fn a_crash_or_a_coded_error_ends_the_run_where_it_is() {
     let thrown = Thrown {
         code: Some("SUBAGENT_CONTEXT_OVERFLOW".into()),
         message: "does not fit".into(),
-        status: None,
+        ..Thrown::default()
     };
     d.on(Event::RequestEnded(RequestEnd {
         answer: None,
@@ -803,10 +806,10 @@ fn event(e: &Ev, tally: &RunTally) -> Event {
         Ev::Written => Event::Written,
         Ev::WriteFailed => Event::WriteFailed("disk full".into()),
         Ev::Abort => Event::Abort,
-        Ev::Crash => Event::Crash(Thrown { code: None, message: "driver threw".into(), status: None }),
+        Ev::Crash => Event::Crash(Thrown { code: None, message: "driver threw".into(), ..Thrown::default() }),
         Ev::HookOverflow => Event::RequestEnded(RequestEnd {
             answer: None,
-            thrown: Some(Thrown { code: Some("SUBAGENT_CONTEXT_OVERFLOW".into()), message: "does not fit".into(), status: None }),
+            thrown: Some(Thrown { code: Some("SUBAGENT_CONTEXT_OVERFLOW".into()), message: "does not fit".into(), ..Thrown::default() }),
         }),
     }
 }
@@ -853,7 +856,7 @@ proptest! {
         }
         // the adapter's last word: whatever was left running ends now
         if !d.run.is_finished() {
-            let step = d.on(Event::Crash(Thrown { code: None, message: "the adapter ended".into(), status: None })).clone();
+            let step = d.on(Event::Crash(Thrown { code: None, message: "the adapter ended".into(), ..Thrown::default() })).clone();
             let finished = matches!(step.next, RunNext::Finish { .. });
             prop_assert!(finished);
             finishes += 1;

@@ -1,23 +1,27 @@
-// The parent: a pi `Agent` on its own (faux) model whose `task` tool runs a delegation
-// the way the host's Task tool does (ADR 0279): `registry.start` (a new chain, or a
-// `resume` of one), the Task row, the delegate's run (seeded within budget on a resume),
-// then `registry.settle` and the Task row rewritten with the outcome. Only the report
-// (or the error's guidance) comes back to the parent.
+// The parent: a pi `Agent` on its own (faux) model whose `task` tool runs each delegation
+// with delegate-context/pi's `runDelegate`, the package's runner (the run machine of the
+// core: the Task row, the seed of a resume, the boundary hook on the delegate's model,
+// retries and fallbacks, what the parent receives, the settlement). The timeline is
+// written from its events (`onEvent`); only the report (or the error's guidance) comes
+// back to the parent.
 import { Agent, convertToLlm } from "@earendil-works/pi-agent-core";
 import { createFauxCore, fauxAssistantMessage, fauxText, fauxToolCall } from "@earendil-works/pi-ai";
 import { Type } from "typebox";
 import { API, MODELS, PROVIDER, key } from "./world.mjs";
 import { PLANS } from "./story.mjs";
 import { textOf } from "./host.mjs";
-import { delegateOverhead, fmt, runDelegate } from "./delegate.mjs";
+import { delegateOverhead, delegateSystemPrompt, fmt, readTool, scriptedProvider, summarizer } from "./models.mjs";
 
 const short = (s, n = 110) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+const count = (n, word) => `${fmt(n)} ${word}${n === 1 ? "" : "s"}`;
+const pick = (o, keys) => Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
 
 /**
- * The Task tool. `host`: `{transcript, registry}` (replaced on a restart); `results`:
- * where each delegation's outcome is collected.
+ * The Task tool. `pi`: delegate-context/pi; `host`: `{transcript, registry}` (replaced on
+ * a restart); `results`: where each delegation's outcome is collected (with what the
+ * demo's provider saw).
  */
-export function createTaskTool(dc, host, timeline, results) {
+export function createTaskTool(dc, pi, host, timeline, results) {
   return {
     name: "task",
     label: "Task",
@@ -30,102 +34,107 @@ export function createTaskTool(dc, host, timeline, results) {
       const { transcript, registry } = host;
       const plan = PLANS[args.description];
       if (!plan) throw new Error(`the demo has no script for a delegation labelled "${args.description}"`);
-      const binding = plan.model ? { key: key(MODELS[plan.model]), modelId: MODELS[plan.model].id } : undefined;
-      const toolArgs = { agent: args.agent, task: args.task, description: args.description, ...(args.resume ? { resume: args.resume } : {}) };
-      let run;
-      try {
-        run = registry.start({ toolCallId, ...toolArgs, binding }, transcript.rows);
-      } catch (e) {
-        // a refused resume (clause 4): a Task row with details.error, and the model reads why
-        transcript.push({ id: toolCallId, role: "tool", content: "", toolName: "task", toolCallId, toolStatus: "error", isError: true, toolArgs,
-          toolResult: { content: [{ type: "text", text: e.message }], details: { agent: args.agent, error: e.code } } });
-        transcript.persist();
-        timeline.line("parent", `task refused, ${e.code}: ${e.message}`, { event: "taskRefused", code: e.code });
-        throw e;
-      }
-      const alias = timeline.alias(run.delegationId);
-      const tag = `${run.agent} ${alias}`;
-      // a new run uses its definition's model; a resume keeps the chain's (clause 4)
-      const modelKey = Object.keys(MODELS).find((k) => MODELS[k].id === run.modelBinding.modelId);
-      const model = MODELS[modelKey];
-      const budget = dc.contextBudget(model);
-      timeline.line("parent", `task → ${tag}${run.resumedFrom ? `, resuming ${timeline.alias(run.resumedFrom)}` : ""}: "${args.description}" (${toolCallId}, model ${key(model)}, hardLimit ${fmt(budget.hardLimit)})`, { event: "task", alias, toolCallId });
-      const taskRow = transcript.push({
-        id: toolCallId, role: "tool", content: "", toolName: "task", toolCallId, toolStatus: "running",
-        toolArgs, toolResult: { details: { delegationId: run.delegationId, agent: run.agent, status: "running", modelId: model.id, ...(run.resumedFrom ? { resumedFrom: run.resumedFrom } : {}) } },
-      });
-      taskRow.toolResult.details.startedAt = taskRow.createdAt;
-      transcript.persist();
-
+      const provider = scriptedProvider(dc, toolCallId, plan.script);
+      const { summarize, calls: summaries } = summarizer(plan.summaryFails);
+      const budgetOf = (modelId) => dc.contextBudget(MODELS[Object.keys(MODELS).find((k) => key(MODELS[k]) === modelId)]);
+      // the timeline, from the run's events
+      let tag = args.agent;
+      let alias;
+      let boundary = 0;
       let seed;
-      if (run.resumedFrom) {
-        // ADR 0299 §7: the chain's history, truncated so that the first request (messages,
-        // system prompt and tools) fits.
-        const overhead = delegateOverhead(dc, run.agent);
-        seed = dc.seedDelegateMessages({
-          brief: run.brief, rows: transcript.rows, chain: { toolCallIds: run.toolCallIds, agent: run.agent },
-          binding: { provider: PROVIDER, model: model.id, api: API }, hardLimit: budget.hardLimit, overheadTokens: overhead,
-        });
-        const total = seed.tokens + seed.overheadTokens;
-        timeline.line(tag,
-          `seed: ${seed.messages.length} messages, ${fmt(seed.tokens)} tokens + ${fmt(overhead)} request overhead = ${fmt(total)} ${total < budget.hardLimit ? "<" : "≥"} hardLimit ${fmt(budget.hardLimit)}; ` +
-          `truncation dropped ${seed.dropped.toolCallIds.length} tool calls with their results and ${seed.dropped.messages} whole messages (${fmt(seed.dropped.tokens)} tokens), kept the brief and the newest turns`,
-          { event: "seed", tokens: seed.tokens, overhead, hardLimit: budget.hardLimit, dropped: seed.dropped, truncated: seed.truncated });
-      }
-
-      const result = await runDelegate(dc, {
-        tag, idPrefix: alias, agentName: run.agent, plan: { ...plan, model: modelKey }, prompt: args.task, seed: seed?.messages,
-        transcript, owner: { parentToolCallId: toolCallId, agentName: run.agent }, timeline,
+      const say = (text, data) => timeline.line(tag, text, data);
+      const onEvent = (e) => {
+        switch (e.type) {
+          case "started": {
+            alias = timeline.alias(e.delegationId);
+            tag = `${dc.normalizeAgentName(args.agent)} ${alias}`;
+            timeline.line("parent", `task → ${tag}${e.resumedFrom ? `, resuming ${timeline.alias(e.resumedFrom)}` : ""}: "${args.description}" (${toolCallId}, model ${e.modelId}, hardLimit ${fmt(budgetOf(e.modelId).hardLimit)})`, { event: "task", alias, toolCallId });
+            break;
+          }
+          case "seed": {
+            seed = e.seed;
+            const total = seed.tokens + seed.overheadTokens;
+            say(`seed: ${seed.messages.length} messages, ${fmt(seed.tokens)} tokens + ${fmt(seed.overheadTokens)} request overhead = ${fmt(total)} ${total < seed.hardLimit ? "<" : "≥"} hardLimit ${fmt(seed.hardLimit)}; ` +
+              `truncation dropped ${seed.dropped.toolCallIds.length} tool calls with their results and ${seed.dropped.messages} whole messages (${fmt(seed.dropped.tokens)} tokens), kept the brief and the newest turns`,
+            { event: "seed", tokens: seed.tokens, overhead: seed.overheadTokens, hardLimit: seed.hardLimit, dropped: seed.dropped, truncated: seed.truncated });
+            break;
+          }
+          case "boundary": {
+            const r = e.report;
+            const label = e.preflight ? `pre-flight on ${e.modelId}` : `boundary ${++boundary}`;
+            const why = r.outcome === "unchanged" ? "below hardLimit" : r.outcome === "compacted" ? `${r.summarizedMessages} messages summarized` : `${r.reason}: "${r.summaryError ?? "no summary"}", ${r.droppedMessages} messages dropped`;
+            say(`${label}: ${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)} / ${fmt(r.hardLimit)}, ${r.outcome} (${why})`, { event: "boundary", outcome: r.outcome, ...pick(r, ["tokensBefore", "tokensAfter", "hardLimit", "reason", "summaryError"]), modelId: e.modelId });
+            break;
+          }
+          case "providerError":
+            say(`provider error on ${e.modelId}: "${e.message}" (${e.contextTooLarge ? "CONTEXT_TOO_LARGE" : "not a context overflow"}, ${e.retriable ? "retriable" : "not retriable"})`,
+              { event: "providerError", status: Number(/^(\d{3})\b/.exec(e.message)?.[1]) || undefined, message: e.message });
+            break;
+          case "retry":
+            say(`retry ${e.attempt} on ${e.modelId} after ${fmt(e.delayMs)} ms`, { event: "retry", attempt: e.attempt });
+            break;
+          case "fallback":
+            for (const f of e.modelFailures) say(`fallback skipped: ${f.model}, ${f.code}: ${f.message}`, { event: "fallbackSkipped", ...f, tokens: e.tokens });
+            if (e.to) say(`fallback chosen: ${e.to} (carried ${fmt(e.tokens)} tokens, request overhead included, < hardLimit ${fmt(budgetOf(e.to).hardLimit)}); the run continues there`,
+              { event: "fallbackChosen", model: e.to, tokens: e.tokens, hardLimit: budgetOf(e.to).hardLimit });
+            break;
+          case "ended":
+            break;
+        }
+      };
+      const models = [plan.model ?? "small", ...(plan.fallbacks ?? [])].map((k) => provider.models[k]);
+      const result = await pi.runDelegate({
+        registry, task: { toolCallId, ...args }, models, streamFn: provider.streamFn, tools: [readTool],
+        systemPrompt: delegateSystemPrompt(dc.normalizeAgentName(args.agent)), summarize, rows: transcript.rows.slice(),
+        onRows: (rows) => transcript.store(rows), now: () => transcript.clock(), onEvent,
       });
-
-      const childRows = transcript.childRows(toolCallId);
-      const settled = registry.settle({ delegationId: run.delegationId, status: result.status, reads: dc.countChainReads(childRows), rows: childRows });
-      const ok = result.status === "completed";
-      // what the app stores: the subagent JSON (the parent context keeps `data.response`
-      // only), or the error text the parent received
-      const raw = ok
-        ? JSON.stringify({ success: true, data: { prompt: args.task, response: result.text, toolCalls: childRows.filter((r) => r.role === "tool").map((r) => ({ name: r.toolName, args: r.toolArgs })), stats: { requests: result.requests.length, ...result.run } } })
-        : result.text;
-      transcript.rewrite(toolCallId, (row) => ({
-        ...row, toolStatus: ok ? "success" : "error", isError: !ok,
-        toolResult: {
-          content: [{ type: "text", text: raw }],
-          details: {
-            // modelId stays the run's binding (what a resume continues on); a fallback is recorded beside it
-            ...row.toolResult.details, status: result.status, ...(result.modelId === key(model) ? {} : { fallbackModelId: result.modelId.split("/")[1] }),
-            contextCompactions: result.run.contextCompactions, contextDegraded: result.run.contextDegraded,
-            ...(result.modelFailures.length ? { modelFailures: result.modelFailures } : {}), ...(ok ? {} : { error: result.error.code }),
-          },
-        },
-      }));
-      transcript.persist();
-      results.push({ alias, agent: run.agent, toolCallId, delegationId: run.delegationId, resumedFrom: run.resumedFrom, settled, seed, budget, ...result });
-
-      if (!ok) {
-        timeline.line(tag, `the parent receives (tool error, ${result.error.code}): "${result.text}"`, { event: "parentError", code: result.error.code });
-        throw new Error(result.text);
+      if (result.status === "refused") {
+        timeline.line("parent", `task refused, ${result.code}: ${result.content}`, { event: "taskRefused", code: result.code });
+        throw new Error(result.content);
       }
-      const text = dc.subagentResultForParent(raw).text; // seed 001, live path
-      timeline.line(tag, result.report.degraded
-        ? `the parent receives the report with the notice first: "${short(text, 150)}"`
-        : `the parent receives the report: "${short(text)}"`, { event: "report", degraded: result.report.degraded });
-      return { content: [{ type: "text", text }], details: { delegationId: run.delegationId, status: result.status } };
+      const e = result.error;
+      if (e?.code === "SUBAGENT_CONTEXT_OVERFLOW" && e.tokens !== undefined) {
+        // the boundary that could not fit (its hook threw, so it reported no outcome)
+        say(`boundary ${++boundary}: ${fmt(e.tokens)} → ✗ / ${fmt(e.hardLimit)}, ${e.code} (brief + newest messages do not fit)`,
+          { event: "boundary", outcome: e.code, tokensBefore: e.tokens, hardLimit: e.hardLimit, modelId: e.modelId });
+      }
+      // every request against its model's window, output cap included; the tightest one shown
+      const requests = provider.requests;
+      const margin = (r) => r.contextWindow - r.tokens - r.maxTokens;
+      const tightest = requests.reduce((a, r) => (margin(r) < margin(a) ? r : a), requests[0]);
+      const fits = requests.every((r) => margin(r) >= 0);
+      say(
+        `${result.status}: ${count(requests.length, "request")}${tightest ? `, ${fits ? "all" : "NOT all"} within the window (tightest: ${fmt(tightest.tokens)} + ${fmt(tightest.maxTokens)} output ${margin(tightest) >= 0 ? "≤" : ">"} ${fmt(tightest.contextWindow)} on ${tightest.model})` : ""}; ` +
+          `${count(result.run.contextCompactions ?? 0, "context rewrite")}, ${count(summaries.count, "summary request")}, ${result.run.contextDegraded ? "degraded" : "not degraded"}`,
+        { event: "finished", status: result.status, fits },
+      );
+      const budget = budgetOf(result.modelId);
+      results.push({ alias, agent: dc.normalizeAgentName(args.agent), toolCallId, resumedFrom: result.details.resumedFrom, seed, budget, requests, summaries: summaries.count, ...result });
+      if (result.isError) {
+        timeline.line(tag, `the parent receives (tool error, ${result.code}): "${result.content}"`, { event: "parentError", code: result.code });
+        throw new Error(result.content);
+      }
+      timeline.line(tag, result.run.contextDegraded
+        ? `the parent receives the report with the notice first: "${short(result.content, 150)}"`
+        : `the parent receives the report: "${short(result.content)}"`, { event: "report", degraded: Boolean(result.run.contextDegraded) });
+      return { content: [{ type: "text", text: result.content }], details: result.details };
     },
   };
 }
 
 /**
  * The parent Agent of one app session: `turns` are its (faux) responses, `messages` its
- * context (rebuilt from the transcript after a restart).
+ * context (rebuilt from the transcript after a restart); its own rows recorded with
+ * delegate-context/pi's `recordRows`.
  */
-export function createParent({ systemPrompt, messages, turns, taskTool, transcript, session }) {
+export function createParent({ pi, systemPrompt, messages, turns, taskTool, transcript }) {
   const core = createFauxCore({ api: API, provider: PROVIDER, models: [MODELS.lead] });
   core.setResponses(turns);
   const agent = new Agent({
     streamFn: core.streamSimple, convertToLlm, toolExecution: "sequential",
     initialState: { systemPrompt, model: core.getModel(MODELS.lead.id), tools: [taskTool], messages },
   });
-  transcript.recordAgent(agent, {}, { idPrefix: `p${session}`, skipTools: ["task"], users: true });
+  pi.recordRows(agent, { idPrefix: "invoice-service", onRows: (rows) => transcript.store(rows), now: () => transcript.clock() });
   return agent;
 }
 
@@ -140,3 +149,5 @@ export const closing = (intro) => (context) => {
   const lines = results.map((m) => `- ${m.isError ? "failed: " : ""}${short(textOf(m.content), 140)}`);
   return fauxAssistantMessage([fauxText(`${intro}\n${lines.join("\n")}`)]);
 };
+
+export { delegateOverhead, fmt };

@@ -180,7 +180,10 @@ impl SummaryRequestSpec<'_> {
     fn limits(&self) -> Option<(u64, usize)> {
         let max_tokens = summary_max_tokens(self.kind, self.reserve_tokens, self.model_max_tokens);
         let room = self.context_window.checked_sub(max_tokens)?;
-        Some((max_tokens, 4 * room as usize))
+        // saturated: on wasm32 a usize is 32 bits, and a window may be up to 2^53 tokens
+        // (a `4 * room as usize` wrapped, or truncated the room, there)
+        let chars = usize::try_from(room.saturating_mul(4)).unwrap_or(usize::MAX);
+        Some((max_tokens, chars))
     }
 }
 
@@ -387,7 +390,7 @@ pub fn build_summary_request(spec: &SummaryRequestSpec<'_>) -> Option<SummaryReq
     prompt.append(&base);
     let input_chars = utf16_len(SUMMARIZATION_SYSTEM_PROMPT) + utf16_len(&prompt);
     let estimated_input_tokens = input_chars.div_ceil(4) as u64;
-    if estimated_input_tokens + max_tokens > spec.context_window {
+    if estimated_input_tokens.saturating_add(max_tokens) > spec.context_window {
         return None;
     }
     Some(SummaryRequest {

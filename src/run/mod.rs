@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tsify::Tsify;
 
-pub use models::{resolve_models, validate_models, RunModel};
+pub use models::{resolve_models, validate_models, ModelChoice, RunModel};
 pub use request::{verdict, Answer, ProviderFailure, RequestEnd, Thrown, Verdict};
 
 use crate::budget::ContextBudget;
@@ -405,6 +405,12 @@ pub struct RunResult {
     pub run: RunTally,
     /// Every row the run wrote (latest copies), its Task row last.
     pub rows: Vec<UiMessage>,
+    /// What ended a run that did not complete: its code and message (the parent's
+    /// text), and for `SUBAGENT_CONTEXT_OVERFLOW` the model, the context's size and the
+    /// limit when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub error: Option<RunError>,
     /// Batches of rows not known to be written when the result was taken: still pending,
     /// or failed.
     pub unsaved_batches: u32,
@@ -412,6 +418,57 @@ pub struct RunResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[tsify(optional)]
     pub write_error: Option<String>,
+}
+
+/// What ended a run that did not complete.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct RunError {
+    pub code: String,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub model_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub hard_limit: Option<u64>,
+}
+
+impl RunError {
+    /// One of this library's errors, with an overflow's fields.
+    fn of(e: &Error) -> RunError {
+        let t = thrown_of_error(e);
+        RunError {
+            code: e.code().owned(),
+            message: t.message,
+            model_id: t.model_id,
+            tokens: t.tokens,
+            hard_limit: t.hard_limit,
+        }
+    }
+}
+
+/// One of this library's errors as a thrown value reads.
+fn thrown_of_error(e: &Error) -> Thrown {
+    let (model_id, tokens, hard_limit) = match e {
+        Error::SubagentContextOverflow {
+            model_id,
+            tokens,
+            hard_limit,
+        } => (Some(model_id.clone()), *tokens, *hard_limit),
+        _ => (None, None, None),
+    };
+    Thrown {
+        code: Some(e.code().owned()),
+        message: e.to_string(),
+        status: None,
+        model_id,
+        tokens,
+        hard_limit,
+    }
 }
 
 // ---------------------------------------------------------------- codes of a result
@@ -433,11 +490,17 @@ pub const ABORTED_TEXT: &str = "The delegation was aborted before it finished.";
 /// Why a run ends.
 #[derive(Clone, Debug, PartialEq)]
 enum Ending {
-    Completed { report: String },
+    Completed {
+        report: String,
+    },
     Aborted,
-    Coded { code: String, message: String },
+    /// A coded error (its code: one of this library's, or `INTERNAL`).
+    Coded(Thrown),
     Provider(ProviderFailure),
-    Threw { message: String, overflow: bool },
+    Threw {
+        message: String,
+        overflow: bool,
+    },
     WriteFailed(String),
 }
 
@@ -655,14 +718,7 @@ impl DelegateRun {
                 Ok((run, step))
             }
             Err(e) => {
-                let end = run.finish(
-                    registry,
-                    Ending::Coded {
-                        code: e.code().owned(),
-                        message: e.to_string(),
-                    },
-                    now,
-                );
+                let end = run.finish(registry, Ending::Coded(thrown_of_error(&e)), now);
                 let step = merge(step, end);
                 run.issued(&step);
                 Ok((run, step))
@@ -693,6 +749,7 @@ impl DelegateRun {
             model_id: None,
             run: RunTally::default(),
             rows: vec![row.clone()],
+            error: Some(RunError::of(e)),
             unsaved_batches: 0,
             write_error: None,
         });
@@ -772,16 +829,13 @@ impl DelegateRun {
             },
             Event::Abort => self.stop_for(registry, Ending::Aborted, now),
             Event::Crash(thrown) => {
-                let ending = match thrown.code {
-                    Some(code) if code == request::ABORTED => Ending::Aborted,
-                    Some(code) => Ending::Coded {
-                        code,
-                        message: thrown.message,
-                    },
-                    None => Ending::Coded {
-                        code: INTERNAL.owned(),
-                        message: thrown.message,
-                    },
+                let ending = match thrown.code.as_deref() {
+                    Some(request::ABORTED) => Ending::Aborted,
+                    Some(_) => Ending::Coded(thrown),
+                    None => Ending::Coded(Thrown {
+                        code: Some(INTERNAL.owned()),
+                        ..thrown
+                    }),
                 };
                 self.finish(registry, ending, now)
             }
@@ -863,9 +917,7 @@ impl DelegateRun {
                 self.finish(registry, Ending::Completed { report }, now)
             }
             Verdict::Aborted => self.finish(registry, Ending::Aborted, now),
-            Verdict::Coded { code, message } => {
-                self.finish(registry, Ending::Coded { code, message }, now)
-            }
+            Verdict::Coded(thrown) => self.finish(registry, Ending::Coded(thrown), now),
             Verdict::Threw { message, overflow } => {
                 self.finish(registry, Ending::Threw { message, overflow }, now)
             }
@@ -991,12 +1043,19 @@ impl DelegateRun {
         }
         self.phase = Phase::Finished;
         let model = self.model_key();
-        let overflow = |tokens: Option<u64>| Error::SubagentContextOverflow {
-            model_id: model.clone(),
-            tokens,
-            hard_limit: None,
+        let error = |code: &str, message: String| RunError {
+            code: code.owned(),
+            message,
+            ..RunError::default()
         };
-        let (status, content, code) = match &ending {
+        let overflow = |tokens: Option<u64>| {
+            RunError::of(&Error::SubagentContextOverflow {
+                model_id: model.clone(),
+                tokens,
+                hard_limit: None,
+            })
+        };
+        let (status, content, error) = match &ending {
             Ending::Completed { report } => {
                 let text = report_for_parent(&ReportInput {
                     report: report.clone(),
@@ -1009,14 +1068,22 @@ impl DelegateRun {
             Ending::Aborted => (
                 ResultStatus::Aborted,
                 ABORTED_TEXT.owned(),
-                Some(request::ABORTED.owned()),
+                Some(error(request::ABORTED, ABORTED_TEXT.owned())),
             ),
-            Ending::Coded { code, message } => {
-                (ResultStatus::Failed, message.clone(), Some(code.clone()))
-            }
+            Ending::Coded(thrown) => (
+                ResultStatus::Failed,
+                thrown.message.clone(),
+                Some(RunError {
+                    code: thrown.code.clone().unwrap_or_else(|| INTERNAL.owned()),
+                    message: thrown.message.clone(),
+                    model_id: thrown.model_id.clone(),
+                    tokens: thrown.tokens,
+                    hard_limit: thrown.hard_limit,
+                }),
+            ),
             Ending::Provider(f) if f.overflow => {
                 let e = overflow(f.stated_tokens);
-                (ResultStatus::Failed, e.to_string(), Some(e.code().owned()))
+                (ResultStatus::Failed, e.message.clone(), Some(e))
             }
             Ending::Provider(f) => {
                 let text = if f.text.trim().is_empty() {
@@ -1024,23 +1091,33 @@ impl DelegateRun {
                 } else {
                     f.text.clone()
                 };
-                (ResultStatus::Failed, text, Some(PROVIDER_ERROR.owned()))
+                (
+                    ResultStatus::Failed,
+                    text.clone(),
+                    Some(error(PROVIDER_ERROR, text)),
+                )
             }
             Ending::Threw { overflow: true, .. } => {
                 let e = overflow(None);
-                (ResultStatus::Failed, e.to_string(), Some(e.code().owned()))
+                (ResultStatus::Failed, e.message.clone(), Some(e))
             }
             Ending::Threw { message, .. } => (
                 ResultStatus::Failed,
                 message.clone(),
-                Some(INTERNAL.owned()),
+                Some(error(INTERNAL, message.clone())),
             ),
-            Ending::WriteFailed(message) => (
-                ResultStatus::Failed,
-                format!("The delegation stopped: its transcript could not be saved ({message})."),
-                Some(WRITE_FAILED.owned()),
-            ),
+            Ending::WriteFailed(message) => {
+                let text = format!(
+                    "The delegation stopped: its transcript could not be saved ({message})."
+                );
+                (
+                    ResultStatus::Failed,
+                    text.clone(),
+                    Some(error(WRITE_FAILED, text)),
+                )
+            }
         };
+        let code = error.as_ref().map(|e| e.code.clone());
         let is_error = status != ResultStatus::Completed;
         let settle_status = match status {
             ResultStatus::Completed => SettleStatus::Completed,
@@ -1089,6 +1166,7 @@ impl DelegateRun {
             model_id: Some(model).filter(|m| !m.is_empty()),
             run: self.tally.clone(),
             rows: all,
+            error,
             unsaved_batches: 0,
             write_error: self.write_error.clone(),
         });

@@ -79,6 +79,45 @@ impl RunModel {
     }
 }
 
+/// Input of `resolveDelegateModels`: `Task.model` and what the delegate may run on.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelChoice {
+    /// `Task.model` of a new run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub model: Option<String>,
+    /// The delegate's models: its own first, then its fallbacks.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub models: Vec<RunModel>,
+    /// The session's model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub session_model: Option<RunModel>,
+}
+
+decode_struct!(ModelChoice "ModelChoice" {
+    model: "model" => default,
+    models: "models" => default,
+    session_model: "sessionModel" => default,
+});
+
+impl ModelChoice {
+    /// [`resolve_models`] of this choice, the models' numbers checked first.
+    pub fn resolve(&self) -> Result<Vec<RunModel>> {
+        validate_models(&self.models, "input.models")?;
+        if let Some(session) = &self.session_model {
+            validate_models(std::slice::from_ref(session), "input.sessionModel")?;
+        }
+        resolve_models(
+            self.model.as_deref(),
+            &self.models,
+            self.session_model.as_ref(),
+        )
+    }
+}
+
 /// Check every model's numbers (`INVALID_INPUT` at `path[i].field`).
 pub fn validate_models(models: &[RunModel], path: &str) -> Result<()> {
     for (i, m) in models.iter().enumerate() {

@@ -86,6 +86,10 @@ pub struct Thrown {
     pub message: String,
     /// An HTTP status it carried.
     pub status: Option<f64>,
+    /// A `SUBAGENT_CONTEXT_OVERFLOW`'s fields: the model, the context's size, the limit.
+    pub model_id: Option<String>,
+    pub tokens: Option<u64>,
+    pub hard_limit: Option<u64>,
 }
 
 impl Thrown {
@@ -96,6 +100,7 @@ impl Thrown {
             code: code.filter(|c| crate::error::CODES.contains(&c.as_str())),
             message,
             status: status.filter(|s| s.is_finite()),
+            ..Thrown::default()
         }
     }
 }
@@ -131,7 +136,7 @@ pub enum Verdict {
     Aborted,
     /// One of this library's errors ended the loop (a boundary that cannot fit,
     /// bad input): it ends the run as it is.
-    Coded { code: String, message: String },
+    Coded(Thrown),
     /// The provider failed the request.
     Provider(ProviderFailure),
     /// Something else threw (or the loop ended with no answer): it ends the run. An
@@ -148,10 +153,7 @@ pub fn verdict(end: &RequestEnd, context_window: Option<f64>) -> Verdict {
     if let Some(thrown) = &end.thrown {
         return match thrown.code.as_deref() {
             Some(ABORTED) => Verdict::Aborted,
-            Some(code) => Verdict::Coded {
-                code: code.to_string(),
-                message: thrown.message.clone(),
-            },
+            Some(_) => Verdict::Coded(thrown.clone()),
             None => {
                 let e = ProviderError {
                     status: thrown.status,
@@ -417,9 +419,22 @@ mod tests {
 
     #[test]
     fn only_this_librarys_codes_count() {
-        assert_eq!(Thrown::new(Some("ENOSPC".into()), "m".into(), None).code, None);
-        assert_eq!(Thrown::new(Some("ABORTED".into()), "m".into(), Some(f64::NAN)), Thrown { code: Some("ABORTED".into()), message: "m".into(), status: None });
-        assert_eq!(Thrown::new(None, "m".into(), Some(413.0)).status, Some(413.0));
+        assert_eq!(
+            Thrown::new(Some("ENOSPC".into()), "m".into(), None).code,
+            None
+        );
+        assert_eq!(
+            Thrown::new(Some("ABORTED".into()), "m".into(), Some(f64::NAN)),
+            Thrown {
+                code: Some("ABORTED".into()),
+                message: "m".into(),
+                ..Thrown::default()
+            }
+        );
+        assert_eq!(
+            Thrown::new(None, "m".into(), Some(413.0)).status,
+            Some(413.0)
+        );
     }
 
     #[test]
@@ -429,7 +444,7 @@ mod tests {
             thrown: Some(Thrown {
                 code: code.map(Into::into),
                 message: message.into(),
-                status: None,
+                ..Thrown::default()
             }),
         };
         assert_eq!(
@@ -441,10 +456,11 @@ mod tests {
                 &thrown(Some("SUBAGENT_CONTEXT_OVERFLOW"), "does not fit"),
                 None
             ),
-            Verdict::Coded {
-                code: "SUBAGENT_CONTEXT_OVERFLOW".into(),
-                message: "does not fit".into()
-            }
+            Verdict::Coded(Thrown {
+                code: Some("SUBAGENT_CONTEXT_OVERFLOW".into()),
+                message: "does not fit".into(),
+                ..Thrown::default()
+            })
         );
         assert_eq!(
             verdict(

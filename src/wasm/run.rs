@@ -15,7 +15,9 @@ use super::host;
 use super::messages::facts_of_value;
 use crate::delegation::Registry;
 use crate::error::Error;
-use crate::run::{Answer, BoundaryReport, DelegateRun, Event, RequestEnd, RunSetup, Thrown};
+use crate::run::{
+    Answer, BoundaryReport, DelegateRun, Event, ModelChoice, RequestEnd, RunSetup, Thrown,
+};
 use crate::transcript::from_messages::RowOwner;
 use crate::transcript::recorder::{recording_prefix, Recorder};
 use crate::transcript::rows_from_value;
@@ -45,16 +47,36 @@ fn clock(now: Option<f64>) -> f64 {
 }
 
 /// What a thrown value is to the run: its `code` (one of this library's), its message,
-/// its HTTP status.
+/// its HTTP status, and an overflow's `modelId`, `tokens` and `hardLimit`.
 fn thrown_of(value: &JsValue) -> Thrown {
-    let string = |key: &str| host::prop(value, key, "thrown").ok().and_then(|v| v.as_string());
-    let number = |key: &str| host::prop(value, key, "thrown").ok().and_then(|v| v.as_f64());
-    let (code, status) = if host::is_object(value) {
-        (string("code"), number("status").or_else(|| number("statusCode")))
-    } else {
-        (None, None)
+    if !host::is_object(value) {
+        return Thrown::new(None, host::describe_thrown(value), None);
+    }
+    let string = |key: &str| {
+        host::prop(value, key, "thrown")
+            .ok()
+            .and_then(|v| v.as_string())
     };
-    Thrown::new(code, host::describe_thrown(value), status)
+    let number = |key: &str| {
+        host::prop(value, key, "thrown")
+            .ok()
+            .and_then(|v| v.as_f64())
+    };
+    let whole = |key: &str| {
+        number(key)
+            .filter(|n| n.is_finite() && *n >= 0.0)
+            .map(crate::tokens::tokens_from_f64)
+    };
+    Thrown {
+        model_id: string("modelId"),
+        tokens: whole("tokens"),
+        hard_limit: whole("hardLimit"),
+        ..Thrown::new(
+            string("code"),
+            host::describe_thrown(value),
+            number("status").or_else(|| number("statusCode")),
+        )
+    }
 }
 
 impl DelegateRunJs {
@@ -88,7 +110,12 @@ impl DelegateRunJs {
         let shared = registry.shared();
         let (run, step) = {
             let mut reg = state_mut_of(&shared, "DelegationRegistry")?;
-            throw(DelegateRun::start(&mut reg, &setup, rows.as_deref(), clock(now)))?
+            throw(DelegateRun::start(
+                &mut reg,
+                &setup,
+                rows.as_deref(),
+                clock(now),
+            ))?
         };
         let out = js_sys::Object::new();
         let run = DelegateRunJs {
@@ -226,14 +253,24 @@ impl Drop for DelegateRunJs {
             return;
         }
         if let Ok(mut registry) = self.registry.try_borrow_mut() {
-            let thrown = Thrown::new(
-                None,
-                "the run was freed before it ended".into(),
-                None,
-            );
+            let thrown = Thrown::new(None, "the run was freed before it ended".into(), None);
             run.on(&mut registry, Event::Crash(thrown), js_sys::Date::now());
         }
     }
+}
+
+/// ADR 0299 §2: the models a new run uses, in order: `model` (`Task.model`, by
+/// `providerId/modelId` or id) among `models` and the session's model, else the
+/// delegate's own (`models[0]`), else the session's; then the fallbacks, each once.
+/// (`DelegateRun.start` does this itself; for a host with its own loop.)
+///
+/// @throws DelegateContextError `UNKNOWN_MODEL` when `model` names no configured model; `INVALID_INPUT` when there is no model
+#[wasm_bindgen(js_name = resolveDelegateModels, unchecked_return_type = "RunModel[]")]
+pub fn resolve_delegate_models(
+    #[wasm_bindgen(unchecked_param_type = "ModelChoice")] input: JsValue,
+) -> Result<JsValue, JsValue> {
+    let choice: ModelChoice = from_js(input, "input")?;
+    to_js(&throw(choice.resolve())?)
 }
 
 /// The rows of a conversation written message by message as each ends (pi's

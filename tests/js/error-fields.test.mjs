@@ -84,6 +84,7 @@ async function oneOfEach() {
     thrown(v({ delegationId: big, agent: "scout" })),
     thrown(v({ delegationId: empty, agent: "tester" }, rows)),
     thrown(() => reg.settle({ delegationId: "nope", status: "completed" })),
+    thrown(() => dc.resolveDelegateModels({ model: "gpt-5", models: [{ id: "small-8k", provider: "local" }] })),
   ];
 }
 

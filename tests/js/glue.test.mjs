@@ -66,3 +66,17 @@ for (const target of ["node", "web"]) {
     assert.match(aliasing.message, /called from inside one of its own calls/);
   });
 }
+
+test("an export of the web build called before init() is INVALID_STATE and says to await init(); after init it works", async () => {
+  // a fresh copy of the web build (a module instance is initialised once per process)
+  const { mkdtempSync, cpSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const dir = mkdtempSync(resolve(tmpdir(), "dc-web-"));
+  cpSync(resolve(root, "pkg/web"), dir, { recursive: true });
+  const web = await import(resolve(dir, "delegate_context.js"));
+  for (const call of [() => web.contextBudget({ contextWindow: 8192 }), () => new web.DelegationRegistry(), () => web.version()]) {
+    assert.throws(call, (e) => e instanceof Error && e.name === "DelegateContextError" && e.code === "INVALID_STATE" && e.retriable === false && /await init\(\)/.test(e.message));
+  }
+  await web.default({ module_or_path: readFileSync(resolve(dir, "delegate_context_bg.wasm")) });
+  assert.equal(web.contextBudget({ contextWindow: 64000, maxTokens: 16000 }).hardLimit, 47616);
+});
