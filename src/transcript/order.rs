@@ -55,7 +55,7 @@ pub fn observe(key: f64) {
 
 /// Whether `key` is an order key (a whole number in `0..=MAX_KEY`).
 pub fn is_key(key: f64) -> bool {
-    key.is_finite() && key >= 0.0 && key <= MAX_KEY && key.fract() == 0.0
+    (0.0..=MAX_KEY).contains(&key) && key.fract() == 0.0
 }
 
 /// The reading order of rows whose keys are `keys` (`None`: no key): `out[slot]` is the

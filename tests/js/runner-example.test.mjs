@@ -11,7 +11,8 @@ import { resolve } from "node:path";
 import { root } from "./helpers.mjs";
 
 const tsc = resolve(root, "node_modules/typescript/bin/tsc");
-const example = resolve(root, "examples/pi-host");
+// the copy that ships in the package (pkg/examples/pi-host, the npm README's link)
+const example = resolve(root, "pkg/examples/pi-host");
 
 function run(cmd, args, cwd) {
   const r = spawnSync(cmd, args, { cwd, encoding: "utf8", timeout: 300000 });

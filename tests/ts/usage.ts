@@ -4,7 +4,15 @@
 // `@ts-expect-error` line fails the check if the type it guards became `any` or loose.
 import {
   DelegateContext,
+  DelegateRun,
   DelegationRegistry,
+  RowRecorder,
+  messagesToRows,
+  normalizeAgentName,
+  resolveDelegateModels,
+  taskRowRefused,
+  taskRowSettle,
+  taskRowStart,
   buildParentContext,
   calculateContextTokens,
   chainRowsToMessages,
@@ -41,6 +49,11 @@ import {
   type DelegateContextErrorCode,
   type DelegateTurnOutcome,
   type DelegateTurnReport,
+  type RunEvent,
+  type RunModel,
+  type RunNext,
+  type RunResult,
+  type RunStep,
   type UiMessage,
 } from "delegate-context";
 import initWeb, { contextBudget as webBudget } from "delegate-context/web";
@@ -118,6 +131,35 @@ const reads: number = countChainReads(rows).lines;
 const seed = seedDelegateMessages({ brief: "b", rows, binding: { provider: "p", model: "m" }, hardLimit: budget.hardLimit, overheadTokens: overhead });
 const seeded: AgentMessage[] = seed.messages;
 const binding: string = resolveResumeBinding({ allowed: ["p/m"], definitionBinding: "p/m", recordedKey: "p/m" }).key;
+const agentKey: string = normalizeAgentName("agents/Code_Reviewer.md");
+const runModels: RunModel[] = resolveDelegateModels({ model: "p/big", models: [{ id: "small", provider: "p", contextWindow: 8192 }, { id: "big", provider: "p" }] });
+const written: UiMessage[] = messagesToRows({ messages: piMessages, parentToolCallId: "c1", agentName: "explorer", firstIndex: 3 });
+const startRow: UiMessage = taskRowStart({ toolCallId: "c1", args: { agent: "explorer", task: "t" }, started, now: 0 });
+const settleRow: UiMessage = taskRowSettle({ row: startRow, status: "failed", content: "x", isError: true, error: "WRITE_FAILED", finalModel: "p/big" });
+const refusedRow: UiMessage = taskRowRefused({ toolCallId: "c2", args: { agent: "explorer", task: "t" }, code: "UNKNOWN_MODEL", message: "m" });
+const { run: delegateRun, step: firstStep } = DelegateRun.start(registry, {
+  task: { toolCallId: "c3", agent: "explorer", task: "Map the parser", model: "p/big" }, models: runModels, overheadTokens: overhead,
+  retry: { maxRetries: 1, baseDelayMs: 10 },
+}, rows, 0);
+function driven(step: RunStep): number | string | undefined {
+  const next: RunNext = step.next;
+  switch (next.type) {
+    case "request": return next.budget.hardLimit + next.attempt + (next.messages?.length ?? 0) + (next.run.boundaries ?? 0);
+    case "wait": return next.ms;
+    case "finish": return next.awaitWrites ? "await" : "now";
+    default: return next.type;
+  }
+}
+const stepKinds = [firstStep, delegateRun.message(piMessages[0]), delegateRun.boundary({} as DelegateTurnReport), delegateRun.requestEnded({ last: piMessages[0], thrown: new Error("x") }),
+  delegateRun.waited(), delegateRun.written(1), delegateRun.writeFailed(new Error("ENOSPC")), delegateRun.abort(), delegateRun.crash("x")].map(driven);
+const events: RunEvent["type"][] = firstStep.events.map((e) => e.type);
+const finished: boolean = delegateRun.isFinished;
+const runResult: RunResult | undefined = delegateRun.result();
+const runCode: string | undefined = runResult?.error?.code ?? runResult?.details.finalModel;
+delegateRun.free();
+const recorder = new RowRecorder({ idPrefix: "conversation-1", skipTools: ["task"], firstIndex: 0 });
+const recorded: UiMessage[] = recorder.push(piMessages[0], 0);
+recorder.free();
 registry.free();
 
 function onError(e: unknown) {
@@ -235,11 +277,42 @@ resolveResumeBinding({ allowed: [1], definitionBinding: "p/m" });
 formatResumableList(["d"]);
 // @ts-expect-error the error's code is one of the library's codes
 const wrongCode: DelegateContextErrorCode = "BOOM";
+// @ts-expect-error normalizeAgentName takes a name
+normalizeAgentName(5);
+// @ts-expect-error Task.model is a name
+resolveDelegateModels({ model: 5, models: [] });
+// @ts-expect-error messagesToRows takes messages
+messagesToRows({ messages: "m", idPrefix: "p" });
+// @ts-expect-error taskRowStart needs what start returned
+taskRowStart({ toolCallId: "c1", args: { agent: "explorer", task: "t" } });
+// @ts-expect-error a settled status is one of the settled statuses
+taskRowSettle({ row: startRow, status: "exploded", content: "x" });
+// @ts-expect-error a refusal has a code
+taskRowRefused({ toolCallId: "c2", args: { agent: "explorer", task: "t" }, message: "m" });
+// @ts-expect-error a run needs its Task call
+DelegateRun.start(registry, { models: runModels });
+// @ts-expect-error a run starts on a registry
+DelegateRun.start({}, { task: { toolCallId: "c", agent: "a", task: "t" } });
+// @ts-expect-error the retry policy's numbers are numbers
+DelegateRun.start(registry, { task: { toolCallId: "c", agent: "a", task: "t" }, retry: { maxRetries: "2" } });
+// @ts-expect-error a message is a message
+delegateRun.message("hello");
+// @ts-expect-error requestEnded reads an object
+delegateRun.requestEnded("done");
+// @ts-expect-error isFinished is a boolean
+const wrongFinished: string = delegateRun.isFinished;
+// @ts-expect-error a wait step's ms is a number
+const wrongNext: string = (firstStep.next as Extract<RunNext, { type: "wait" }>).ms;
+// @ts-expect-error a recorder needs an id prefix
+new RowRecorder({});
+// @ts-expect-error push answers rows
+const wrongRecorded: string = recorder.push(piMessages[0]);
 
 export {
   tokens, anchor, one, hard, total, overhead, roles, firstWarning, report, v, cut, kept, plans, text, action, dropped, step, hook,
   parent, forParent, failureCode, chosen, klass, denied, schema, size, synced, held, handleEstimate, handleCut, handlePlan, handleText,
   handleTurn, handleOut, handleRun, settled, status, info, listed, convo, skips, replayed, reads, seeded, binding, onError, browser,
   wrongEstimate, wrongVersion, wrongDeny, wrongSchema, wrongSync, wrongHeld, wrongPrompt, wrongSkips, wrongReads, wrongCode,
-  forParentCode, missing, notUnknown, oldOmitted, klassCode,
+  forParentCode, missing, notUnknown, oldOmitted, klassCode, agentKey, written, settleRow, refusedRow, stepKinds, events, finished,
+  runCode, recorded, wrongFinished, wrongNext, wrongRecorded,
 };
