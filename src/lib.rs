@@ -49,7 +49,6 @@
 //! | all | one error enum, a stable code per variant | [`error`] |
 //! | all | one stable sort (one copy in the module) | [`order`] |
 //! | all | tables by string key (one hash map type in the module) | [`keyed`] |
-//! | all | the module's memory allocator (merging free neighbours, sized free lists) | [`heap`] |
 //! | all | slices of text without a panic path | [`text_at`] |
 //! | all | text built by code compiled once (`join`, `to_string`, `push_str`) | [`text_build`] |
 //!
@@ -65,6 +64,8 @@
 // lint with no second Cargo.toml, no re-exports to keep in step, one set of tests.
 // An item only the native tests use is marked `#[cfg(not(target_arch = "wasm32"))]`.
 #![cfg_attr(target_arch = "wasm32", deny(dead_code, unused_imports))]
+// No unsafe code of ours (issue 36 §1): the allocator is talc's, the rest safe Rust.
+#![forbid(unsafe_code)]
 
 // Core modules: public on native (for tests/, fuzz/ and examples/), private on wasm32 (so
 // rustc sees what the exports leave unused). cargo-mutants finds the files to mutate by
@@ -85,8 +86,6 @@ pub mod error;
 pub mod facts;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod fallback;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod heap;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod js_text;
 #[cfg(not(target_arch = "wasm32"))]
@@ -134,7 +133,6 @@ private_modules!(
     error,
     facts,
     fallback,
-    heap,
     js_text,
     js_whitespace,
     json_scan,
@@ -164,6 +162,14 @@ pub mod wasm;
 mod wasm;
 
 pub use error::{Error, Result};
+
+/// The module's memory allocator: talc's, in place of Rust's default dlmalloc (smaller,
+/// and freed memory merges with its free neighbours, so a delegate's freed context is
+/// usable by any later request). Single-threaded wasm32 only (a build with `atomics`
+/// keeps Rust's default); native builds keep the system allocator.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
 /// The crate version (`version()` in JavaScript).
 pub fn version() -> &'static str {
