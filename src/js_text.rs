@@ -18,12 +18,9 @@
 
 use serde_json::Value;
 
-mod digits;
 mod nearest;
 mod parse;
 mod write;
-pub use digits::rust_display;
-use digits::shortest_digits;
 pub use nearest::parse_decimal;
 pub use parse::{parse_value, ParseError};
 pub use write::{to_json, to_json_value, Error as WriteError};
@@ -150,93 +147,13 @@ pub fn json_string_len(s: &str) -> usize {
     len
 }
 
-/// ECMAScript `Number::toString(x)` for a finite `x` (radix 10).
+/// ECMAScript `Number::toString(x)` (radix 10): the shortest digits that read back as
+/// `x`, the even one of two in a tie, `1e-7` and `1e+21` in exponent form, `-0` as `0`,
+/// `NaN`, `Infinity`, `-Infinity`. The one number text of the library: a number in a
+/// result, in `JSON.stringify` sizes and in every message (ryu-js, Boa's ECMAScript ryu).
+#[inline(never)]
 pub fn js_number_to_string(x: f64) -> String {
-    if x == 0.0 {
-        return "0".owned(); // also -0
-    }
-    if !x.is_finite() {
-        return if x.is_nan() {
-            "NaN".owned()
-        } else if x > 0.0 {
-            "Infinity".owned()
-        } else {
-            "-Infinity".owned()
-        };
-    }
-    let (digits, e) = shortest_digits(x);
-    let mut out = String::new();
-    if x < 0.0 {
-        out.append_char('-');
-    }
-    // without an exponent for 1e-7 < |x| < 1e21
-    if (-6..=20).contains(&e) {
-        push_plain(&mut out, &digits, e, "");
-    } else {
-        push_exponent_form(&mut out, &digits, e);
-    }
-    out
-}
-
-/// A float as serde_json writes it in its messages (`invalid type: floating point
-/// `1.5``): its formatter's (zmij's) text, `1.0`, `0.00001`, `1e-6`, `1e+16`. The same
-/// shortest digits as [`js_number_to_string`] (a tie to the even one, as both do), laid
-/// out as zmij does: fixed notation for exponents -5 to 15.
-pub fn serde_json_float_text(x: f64) -> String {
-    if x.is_nan() {
-        return "NaN".owned();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf" } else { "-inf" }.into();
-    }
-    let mut out = String::new();
-    if x.is_sign_negative() {
-        out.append_char('-');
-    }
-    if x == 0.0 {
-        out.append("0.0");
-        return out;
-    }
-    let (digits, e) = shortest_digits(x);
-    if (-5..=15).contains(&e) {
-        push_plain(&mut out, &digits, e, ".0");
-    } else {
-        push_exponent_form(&mut out, &digits, e);
-    }
-    out
-}
-
-/// `d.ddd × 10^e` (`digits`, `e`) without an exponent: `0.000ddd`, `ddd000` or `dd.dd`,
-/// with `integer_suffix` after a number that has no fraction (zmij's `.0`). The layout
-/// JavaScript, zmij and Rust's `{}` share within their ranges.
-fn push_plain(out: &mut String, digits: &str, e: i32, integer_suffix: &str) {
-    let point = e + 1; // digits before the decimal point
-    if point <= 0 {
-        out.append("0.");
-        out.extend(std::iter::repeat_n('0', (-point) as usize));
-        out.append(digits);
-    } else if digits.len() <= point as usize {
-        out.append(digits);
-        out.extend(std::iter::repeat_n('0', point as usize - digits.len()));
-        out.append(integer_suffix);
-    } else {
-        out.append(crate::text_at::upto(digits, point as usize));
-        out.append_char('.');
-        out.append(crate::text_at::from(digits, point as usize));
-    }
-}
-
-/// `d.ddde+x` / `d.ddde-x` (no `.` after a single digit): the exponent form JavaScript
-/// and zmij both write.
-fn push_exponent_form(out: &mut String, digits: &str, e: i32) {
-    out.append(crate::text_at::upto(digits, 1));
-    if digits.len() > 1 {
-        out.append_char('.');
-        out.append(crate::text_at::from(digits, 1));
-    }
-    out.append_char('e');
-    out.push(if e >= 0 { '+' } else { '-' });
-    out.append(&e.unsigned_abs().to_string());
+    ryu_js::Buffer::new().format(x).owned()
 }
 
 /// A key JavaScript orders first (an array index: canonical integer below 2^32 − 1).
@@ -484,37 +401,6 @@ mod tests {
         ];
         for (x, want) in cases {
             assert_eq!(js_number_to_string(*x), *want, "{x}");
-        }
-    }
-
-    /// serde_json's float text, compared with its formatter (zmij) on random doubles,
-    /// short decimals and the ties between two shortest candidates (near 2^50).
-    #[test]
-    fn floats_as_serde_json_words_them() {
-        let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
-        let check = |x: f64| {
-            assert_eq!(
-                serde_json_float_text(x),
-                zmij::Buffer::new().format(x),
-                "{:e}",
-                x
-            );
-        };
-        for x in [
-            0.0, -0.0, 1.0, 1.5, 100.0, 1e15, 1e16, 1e-5, 1e-6, 5e-324, 1e21, -2.5,
-        ] {
-            check(x);
-        }
-        check(1658206780088562.25); // a tie: zmij and Number::toString both write ...562.2
-        check(f64::NAN);
-        check(f64::NEG_INFINITY);
-        for _ in 0..50_000 {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            check(f64::from_bits(s));
-            check((s % 1_000_000) as f64 / 10f64.powi((s >> 40) as i32 % 12));
-            check(((s >> 11) % (1 << 53)) as f64 / (1u64 << ((s >> 3) % 6)) as f64);
         }
     }
 
