@@ -6,7 +6,8 @@
 //! - [`utf16_len`]: code units of a Rust string;
 //! - [`json_stringify_len`]: the length `JSON.stringify` would give for a JSON value,
 //!   numbers printed as ECMAScript `Number.prototype.toString` does;
-//! - [`js_number_to_string`]: that number formatting itself.
+//! - [`js_number_to_string`]: that number formatting itself;
+//! - [`to_json`]: a result's JSON text (serde_json's writer, those numbers).
 //!
 //! Lone surrogates: a host message's lengths are counted by [`crate::facts`] on the
 //! JSON text `JSON.stringify` wrote, where an unpaired surrogate is the escape
@@ -20,10 +21,8 @@ use serde_json::Value;
 
 mod nearest;
 mod parse;
-mod write;
 pub use nearest::parse_decimal;
 pub use parse::{parse_value, ParseError};
-pub use write::{to_json, to_json_value, Error as WriteError};
 
 use crate::text_build::Append;
 use crate::text_build::Owned;
@@ -288,6 +287,53 @@ pub fn new_map() -> serde_json::Map<String, Value> {
     serde_json::Map::new()
 }
 
+/// Why a value has no JSON text: a map key that is not a string, the one thing
+/// serde_json's writer refuses in the library's types (none of its results has such a
+/// key). Worded here: serde_json's error `Display` would bring every one of its error
+/// codes' texts into the module (issue 17 §7).
+#[derive(Debug)]
+pub struct WriteError;
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("not JSON data: a map key that is not a string")
+    }
+}
+
+/// serde_json's compact text with JavaScript's numbers: a float as [`js_number_to_string`]
+/// writes it (serde_json itself writes a non-finite one as `null`, as `JSON.stringify`
+/// does).
+struct JsNumbers;
+
+impl serde_json::ser::Formatter for JsNumbers {
+    fn write_f64<W: ?Sized + std::io::Write>(&mut self, w: &mut W, x: f64) -> std::io::Result<()> {
+        w.write_all(ryu_js::Buffer::new().format(x).as_bytes())
+    }
+    fn write_f32<W: ?Sized + std::io::Write>(&mut self, w: &mut W, x: f32) -> std::io::Result<()> {
+        self.write_f64(w, x.into())
+    }
+}
+
+/// `value`'s JSON text: serde_json's compact text (its separators and escapes: `\"`,
+/// `\\`, `\b \f \n \r \t`, `\u00XX` for other controls, nothing else), numbers as
+/// JavaScript writes them. One writer for everything the library outputs.
+pub fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, WriteError> {
+    let mut out = Vec::with_capacity(128);
+    value
+        .serialize(&mut serde_json::Serializer::with_formatter(
+            &mut out, JsNumbers,
+        ))
+        .map_err(|_| WriteError)?;
+    // (serde_json writes UTF-8: the check never fails)
+    String::from_utf8(out).map_err(|_| WriteError)
+}
+
+/// `value` as a JSON value, read back from its text (numbers as [`parse_json`] reads
+/// them); `None` when it cannot be written.
+pub fn to_json_value<T: serde::Serialize + ?Sized>(value: &T) -> Option<Value> {
+    to_json(value).ok().and_then(|text| parse_json(&text).ok())
+}
+
 /// JavaScript truthiness of a JSON value.
 #[inline(never)]
 pub fn js_truthy(v: &Value) -> bool {
@@ -402,6 +448,42 @@ mod tests {
         for (x, want) in cases {
             assert_eq!(js_number_to_string(*x), *want, "{x}");
         }
+    }
+
+    /// A result's text: serde_json's compact text, numbers as JavaScript writes them
+    /// (the writer is serde_json's; these pin what the formatter adds).
+    #[test]
+    fn results_are_written_with_javascript_numbers() {
+        #[derive(serde::Serialize)]
+        struct Row {
+            ratio: f32,
+            values: Vec<f64>,
+            text: &'static str,
+            extra: Value,
+        }
+        let row = Row {
+            ratio: 0.1,
+            values: vec![
+                1.5e300,
+                1e21,
+                0.1,
+                -0.0,
+                f64::NAN,
+                f64::INFINITY,
+                100.0,
+                -1e-7,
+            ],
+            text: "q\"\\\n\u{1}é😀",
+            extra: json!({"b": 1, "a": [true, null]}),
+        };
+        assert_eq!(
+            to_json(&row).unwrap(),
+            r#"{"ratio":0.10000000149011612,"values":[1.5e+300,1e+21,0.1,0,null,null,100,-1e-7],"text":"q\"\\\n\u0001é😀","extra":{"b":1,"a":[true,null]}}"#
+        );
+        let keys: std::collections::BTreeMap<i32, u8> = [(-1, 1), (20, 2)].into_iter().collect();
+        assert_eq!(to_json(&keys).unwrap(), r#"{"-1":1,"20":2}"#);
+        let bad: std::collections::BTreeMap<Vec<u8>, u8> = [(vec![1], 1)].into_iter().collect();
+        assert!(to_json(&bad).is_err());
     }
 
     #[test]
