@@ -66,6 +66,19 @@
 #![cfg_attr(target_arch = "wasm32", deny(dead_code, unused_imports))]
 // No unsafe code of ours (issue 36 §1): the allocator is talc's, the rest safe Rust.
 #![forbid(unsafe_code)]
+// The conventions the module's small code keeps (issue 17 §7), checked, not remembered
+// (issue 36 §1): in the wasm32 build, the methods clippy.toml names (`push_str`, `push`,
+// `to_owned`) and a `str`'s `to_string` (their out-of-line twins are in `text_build`), and
+// `&s[a..b]` on text (`text_at`: no panic path) are clippy errors (scripts/test.sh runs that clippy). Native
+// code, the tests and the examples may use them (Cargo.toml's `[lints]` allows them).
+#![cfg_attr(
+    target_arch = "wasm32",
+    deny(
+        clippy::disallowed_methods,
+        clippy::str_to_string,
+        clippy::string_slice
+    )
+)]
 
 // Core modules: public on native (for tests/, fuzz/ and examples/), private on wasm32 (so
 // rustc sees what the exports leave unused). cargo-mutants finds the files to mutate by
