@@ -33,7 +33,10 @@ if [ ! -x /usr/bin/firefox-esr ]; then
   log "installing firefox-esr"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq firefox-esr >/dev/null
 fi
-if ! command -v geckodriver >/dev/null || [ "$(geckodriver --version | head -1 | awk '{print $2}')" != "0.37.1" ]; then
+# (its version read whole, then its first line: `geckodriver --version | head -1` closes the
+# pipe while geckodriver still writes, and its println! panics on the broken pipe)
+gecko_version() { local v; v=$(geckodriver --version 2>/dev/null) || true; printf '%s\n' "${v%%$'\n'*}"; }
+if ! command -v geckodriver >/dev/null || [ "$(gecko_version | awk '{print $2}')" != "0.37.1" ]; then
   log "installing geckodriver 0.37.1"; cargo install geckodriver --version 0.37.1 --locked
 fi
 if [ -x /usr/bin/wasm-opt ]; then
@@ -44,4 +47,4 @@ fi
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "npm ci"; npm ci --no-audit --no-fund --loglevel=error
 fi
-log "toolchain ready: $(wasm-pack --version), wasm-bindgen $WB, $(node_modules/.bin/wasm-opt --version | head -1), $(geckodriver --version | head -1), $(firefox-esr --version 2>/dev/null | tail -1)"
+log "toolchain ready: $(wasm-pack --version), wasm-bindgen $WB, $(node_modules/.bin/wasm-opt --version | head -1), $(gecko_version), $(firefox-esr --version 2>/dev/null | tail -1)"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project and fails if any fails. Installs what it needs first
 # (scripts/bootstrap.sh, idempotent). Layers:
-#   1. native: cargo test (unit, table, property tests of the pure core), cargo doc
+#   1. native: cargo test (unit, table, property tests of the pure core), cargo doc,
+#      cargo clippy of the wasm32 build (the module's conventions: clippy.toml)
 #   2. boundary: the tests/wasm/ binary, built once, run in Node, headless Chromium and
 #      headless Firefox; a runtime where no test ran fails
 #   3. package: wasm-pack build (release) → node --test over the built package
@@ -111,6 +112,9 @@ boundary() { # boundary RUNTIME: run the binary there; fails unless a test ran a
 rust_lane() {
   layer "native: cargo test" cargo test --quiet
   layer "native: cargo doc (every doc link resolves)" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
+  # the module's conventions (clippy.toml, src/lib.rs: text built out of line, slices
+  # without a panic path), checked in the build users get
+  layer "native: cargo clippy (wasm32: the module's conventions)" cargo clippy --quiet --target wasm32-unknown-unknown -- -D warnings
   # tests/wasm/ is one test binary; the native-only test files are not built for wasm
   layer "boundary: build the wasm test binary" cargo test --quiet --target wasm32-unknown-unknown --features boundary-tests --test wasm --no-run
   layer "boundary: Node" boundary node

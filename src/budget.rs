@@ -98,7 +98,7 @@ pub fn validate_model(model: &BudgetModel) -> crate::Result<()> {
                     format!("model.{name}"),
                     format!(
                         "expected a finite number >= 0, got {}",
-                        crate::js_text::rust_display(x)
+                        crate::js_text::js_number_to_string(x)
                     ),
                 ));
             }

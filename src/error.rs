@@ -532,7 +532,7 @@ impl fmt::Display for Field {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Field::Str(s) => f.write_str(s),
-            Field::Num(n) => f.write_str(&crate::js_text::rust_display(*n)),
+            Field::Num(n) => f.write_str(&crate::js_text::js_number_to_string(*n)),
             Field::List(l) => f.write_str(&l.joined(", ")),
         }
     }

@@ -6,7 +6,8 @@
 //! - [`utf16_len`]: code units of a Rust string;
 //! - [`json_stringify_len`]: the length `JSON.stringify` would give for a JSON value,
 //!   numbers printed as ECMAScript `Number.prototype.toString` does;
-//! - [`js_number_to_string`]: that number formatting itself.
+//! - [`js_number_to_string`]: that number formatting itself;
+//! - [`to_json`]: a result's JSON text (serde_json's writer, those numbers).
 //!
 //! Lone surrogates: a host message's lengths are counted by [`crate::facts`] on the
 //! JSON text `JSON.stringify` wrote, where an unpaired surrogate is the escape
@@ -18,15 +19,10 @@
 
 use serde_json::Value;
 
-mod digits;
 mod nearest;
 mod parse;
-mod write;
-pub use digits::rust_display;
-use digits::shortest_digits;
 pub use nearest::parse_decimal;
 pub use parse::{parse_value, ParseError};
-pub use write::{to_json, to_json_value, Error as WriteError};
 
 use crate::text_build::Append;
 use crate::text_build::Owned;
@@ -150,93 +146,13 @@ pub fn json_string_len(s: &str) -> usize {
     len
 }
 
-/// ECMAScript `Number::toString(x)` for a finite `x` (radix 10).
+/// ECMAScript `Number::toString(x)` (radix 10): the shortest digits that read back as
+/// `x`, the even one of two in a tie, `1e-7` and `1e+21` in exponent form, `-0` as `0`,
+/// `NaN`, `Infinity`, `-Infinity`. The one number text of the library: a number in a
+/// result, in `JSON.stringify` sizes and in every message (ryu-js, Boa's ECMAScript ryu).
+#[inline(never)]
 pub fn js_number_to_string(x: f64) -> String {
-    if x == 0.0 {
-        return "0".owned(); // also -0
-    }
-    if !x.is_finite() {
-        return if x.is_nan() {
-            "NaN".owned()
-        } else if x > 0.0 {
-            "Infinity".owned()
-        } else {
-            "-Infinity".owned()
-        };
-    }
-    let (digits, e) = shortest_digits(x);
-    let mut out = String::new();
-    if x < 0.0 {
-        out.append_char('-');
-    }
-    // without an exponent for 1e-7 < |x| < 1e21
-    if (-6..=20).contains(&e) {
-        push_plain(&mut out, &digits, e, "");
-    } else {
-        push_exponent_form(&mut out, &digits, e);
-    }
-    out
-}
-
-/// A float as serde_json writes it in its messages (`invalid type: floating point
-/// `1.5``): its formatter's (zmij's) text, `1.0`, `0.00001`, `1e-6`, `1e+16`. The same
-/// shortest digits as [`js_number_to_string`] (a tie to the even one, as both do), laid
-/// out as zmij does: fixed notation for exponents -5 to 15.
-pub fn serde_json_float_text(x: f64) -> String {
-    if x.is_nan() {
-        return "NaN".owned();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf" } else { "-inf" }.into();
-    }
-    let mut out = String::new();
-    if x.is_sign_negative() {
-        out.append_char('-');
-    }
-    if x == 0.0 {
-        out.append("0.0");
-        return out;
-    }
-    let (digits, e) = shortest_digits(x);
-    if (-5..=15).contains(&e) {
-        push_plain(&mut out, &digits, e, ".0");
-    } else {
-        push_exponent_form(&mut out, &digits, e);
-    }
-    out
-}
-
-/// `d.ddd × 10^e` (`digits`, `e`) without an exponent: `0.000ddd`, `ddd000` or `dd.dd`,
-/// with `integer_suffix` after a number that has no fraction (zmij's `.0`). The layout
-/// JavaScript, zmij and Rust's `{}` share within their ranges.
-fn push_plain(out: &mut String, digits: &str, e: i32, integer_suffix: &str) {
-    let point = e + 1; // digits before the decimal point
-    if point <= 0 {
-        out.append("0.");
-        out.extend(std::iter::repeat_n('0', (-point) as usize));
-        out.append(digits);
-    } else if digits.len() <= point as usize {
-        out.append(digits);
-        out.extend(std::iter::repeat_n('0', point as usize - digits.len()));
-        out.append(integer_suffix);
-    } else {
-        out.append(crate::text_at::upto(digits, point as usize));
-        out.append_char('.');
-        out.append(crate::text_at::from(digits, point as usize));
-    }
-}
-
-/// `d.ddde+x` / `d.ddde-x` (no `.` after a single digit): the exponent form JavaScript
-/// and zmij both write.
-fn push_exponent_form(out: &mut String, digits: &str, e: i32) {
-    out.append(crate::text_at::upto(digits, 1));
-    if digits.len() > 1 {
-        out.append_char('.');
-        out.append(crate::text_at::from(digits, 1));
-    }
-    out.append_char('e');
-    out.push(if e >= 0 { '+' } else { '-' });
-    out.append(&e.unsigned_abs().to_string());
+    ryu_js::Buffer::new().format(x).owned()
 }
 
 /// A key JavaScript orders first (an array index: canonical integer below 2^32 − 1).
@@ -371,6 +287,53 @@ pub fn new_map() -> serde_json::Map<String, Value> {
     serde_json::Map::new()
 }
 
+/// Why a value has no JSON text: a map key that is not a string, the one thing
+/// serde_json's writer refuses in the library's types (none of its results has such a
+/// key). Worded here: serde_json's error `Display` would bring every one of its error
+/// codes' texts into the module (issue 17 §7).
+#[derive(Debug)]
+pub struct WriteError;
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("not JSON data: a map key that is not a string")
+    }
+}
+
+/// serde_json's compact text with JavaScript's numbers: a float as [`js_number_to_string`]
+/// writes it (serde_json itself writes a non-finite one as `null`, as `JSON.stringify`
+/// does).
+struct JsNumbers;
+
+impl serde_json::ser::Formatter for JsNumbers {
+    fn write_f64<W: ?Sized + std::io::Write>(&mut self, w: &mut W, x: f64) -> std::io::Result<()> {
+        w.write_all(ryu_js::Buffer::new().format(x).as_bytes())
+    }
+    fn write_f32<W: ?Sized + std::io::Write>(&mut self, w: &mut W, x: f32) -> std::io::Result<()> {
+        self.write_f64(w, x.into())
+    }
+}
+
+/// `value`'s JSON text: serde_json's compact text (its separators and escapes: `\"`,
+/// `\\`, `\b \f \n \r \t`, `\u00XX` for other controls, nothing else), numbers as
+/// JavaScript writes them. One writer for everything the library outputs.
+pub fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, WriteError> {
+    let mut out = Vec::with_capacity(128);
+    value
+        .serialize(&mut serde_json::Serializer::with_formatter(
+            &mut out, JsNumbers,
+        ))
+        .map_err(|_| WriteError)?;
+    // (serde_json writes UTF-8: the check never fails)
+    String::from_utf8(out).map_err(|_| WriteError)
+}
+
+/// `value` as a JSON value, read back from its text (numbers as [`parse_json`] reads
+/// them); `None` when it cannot be written.
+pub fn to_json_value<T: serde::Serialize + ?Sized>(value: &T) -> Option<Value> {
+    to_json(value).ok().and_then(|text| parse_json(&text).ok())
+}
+
 /// JavaScript truthiness of a JSON value.
 #[inline(never)]
 pub fn js_truthy(v: &Value) -> bool {
@@ -487,35 +450,40 @@ mod tests {
         }
     }
 
-    /// serde_json's float text, compared with its formatter (zmij) on random doubles,
-    /// short decimals and the ties between two shortest candidates (near 2^50).
+    /// A result's text: serde_json's compact text, numbers as JavaScript writes them
+    /// (the writer is serde_json's; these pin what the formatter adds).
     #[test]
-    fn floats_as_serde_json_words_them() {
-        let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
-        let check = |x: f64| {
-            assert_eq!(
-                serde_json_float_text(x),
-                zmij::Buffer::new().format(x),
-                "{:e}",
-                x
-            );
+    fn results_are_written_with_javascript_numbers() {
+        #[derive(serde::Serialize)]
+        struct Row {
+            ratio: f32,
+            values: Vec<f64>,
+            text: &'static str,
+            extra: Value,
+        }
+        let row = Row {
+            ratio: 0.1,
+            values: vec![
+                1.5e300,
+                1e21,
+                0.1,
+                -0.0,
+                f64::NAN,
+                f64::INFINITY,
+                100.0,
+                -1e-7,
+            ],
+            text: "q\"\\\n\u{1}é😀",
+            extra: json!({"b": 1, "a": [true, null]}),
         };
-        for x in [
-            0.0, -0.0, 1.0, 1.5, 100.0, 1e15, 1e16, 1e-5, 1e-6, 5e-324, 1e21, -2.5,
-        ] {
-            check(x);
-        }
-        check(1658206780088562.25); // a tie: zmij and Number::toString both write ...562.2
-        check(f64::NAN);
-        check(f64::NEG_INFINITY);
-        for _ in 0..50_000 {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            check(f64::from_bits(s));
-            check((s % 1_000_000) as f64 / 10f64.powi((s >> 40) as i32 % 12));
-            check(((s >> 11) % (1 << 53)) as f64 / (1u64 << ((s >> 3) % 6)) as f64);
-        }
+        assert_eq!(
+            to_json(&row).unwrap(),
+            r#"{"ratio":0.10000000149011612,"values":[1.5e+300,1e+21,0.1,0,null,null,100,-1e-7],"text":"q\"\\\n\u0001é😀","extra":{"b":1,"a":[true,null]}}"#
+        );
+        let keys: std::collections::BTreeMap<i32, u8> = [(-1, 1), (20, 2)].into_iter().collect();
+        assert_eq!(to_json(&keys).unwrap(), r#"{"-1":1,"20":2}"#);
+        let bad: std::collections::BTreeMap<Vec<u8>, u8> = [(vec![1], 1)].into_iter().collect();
+        assert!(to_json(&bad).is_err());
     }
 
     #[test]

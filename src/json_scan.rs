@@ -541,6 +541,8 @@ impl<'a> JsonStr<'a> {
 
     /// The first `max` UTF-16 units decoded (a surrogate pair is not split: the cut moves
     /// one unit earlier there).
+    // (`push`, not `append_char`: a character at a time in a loop, kept inline)
+    #[allow(clippy::disallowed_methods)]
     pub fn decode_prefix(&self, max: usize) -> String {
         let raw = self.raw;
         if !self.escaped {

@@ -53,7 +53,6 @@
 //! | all | one error enum, a stable code per variant | [`error`] |
 //! | all | one stable sort (one copy in the module) | [`order`] |
 //! | all | tables by string key (one hash map type in the module) | [`keyed`] |
-//! | all | the module's memory allocator (merging free neighbours, sized free lists) | [`heap`] |
 //! | all | slices of text without a panic path | [`text_at`] |
 //! | all | text built by code compiled once (`join`, `to_string`, `push_str`) | [`text_build`] |
 //!
@@ -69,6 +68,21 @@
 // lint with no second Cargo.toml, no re-exports to keep in step, one set of tests.
 // An item only the native tests use is marked `#[cfg(not(target_arch = "wasm32"))]`.
 #![cfg_attr(target_arch = "wasm32", deny(dead_code, unused_imports))]
+// No unsafe code of ours (issue 36 §1): the allocator is talc's, the rest safe Rust.
+#![forbid(unsafe_code)]
+// The conventions the module's small code keeps (issue 17 §7), checked, not remembered
+// (issue 36 §1): in the wasm32 build, the methods clippy.toml names (`push_str`, `push`,
+// `to_owned`) and a `str`'s `to_string` (their out-of-line twins are in `text_build`), and
+// `&s[a..b]` on text (`text_at`: no panic path) are clippy errors (scripts/test.sh runs that clippy). Native
+// code, the tests and the examples may use them (Cargo.toml's `[lints]` allows them).
+#![cfg_attr(
+    target_arch = "wasm32",
+    deny(
+        clippy::disallowed_methods,
+        clippy::str_to_string,
+        clippy::string_slice
+    )
+)]
 
 // Core modules: public on native (for tests/, fuzz/ and examples/), private on wasm32 (so
 // rustc sees what the exports leave unused). cargo-mutants finds the files to mutate by
@@ -89,8 +103,6 @@ pub mod error;
 pub mod facts;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod fallback;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod heap;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod js_text;
 #[cfg(not(target_arch = "wasm32"))]
@@ -140,7 +152,6 @@ private_modules!(
     error,
     facts,
     fallback,
-    heap,
     js_text,
     js_whitespace,
     json_scan,
@@ -171,6 +182,14 @@ pub mod wasm;
 mod wasm;
 
 pub use error::{Error, Result};
+
+/// The module's memory allocator: talc's, in place of Rust's default dlmalloc (smaller,
+/// and freed memory merges with its free neighbours, so a delegate's freed context is
+/// usable by any later request). Single-threaded wasm32 only (a build with `atomics`
+/// keeps Rust's default); native builds keep the system allocator.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
 /// The crate version (`version()` in JavaScript).
 pub fn version() -> &'static str {

@@ -19,6 +19,8 @@ use tables::{CASED, CASE_IGNORABLE, DELTAS, MULTI, RUNS};
 /// `s` lowercased: [`push_lowercase`] for each character, except that Σ (U+03A3) becomes ς
 /// when it ends a word (Unicode's Final_Sigma: a cased letter before it, skipping
 /// case-ignorable characters, and none after it, skipping them too), σ otherwise.
+// (`push`, not `append_char`: a character at a time in a loop, kept inline)
+#[allow(clippy::disallowed_methods)]
 pub fn to_lowercase(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for (i, c) in s.char_indices() {
@@ -37,6 +39,8 @@ pub fn to_lowercase(s: &str) -> String {
 
 /// Appends the lowercase of `c` alone (no context: Σ is σ), one character or, for U+0130,
 /// two: what `char::to_lowercase` yields.
+// (`push`, not `append_char`: a character at a time in a loop, kept inline)
+#[allow(clippy::disallowed_methods)]
 pub fn push_lowercase(c: char, out: &mut String) {
     if c.is_ascii() {
         out.push(c.to_ascii_lowercase());

@@ -12,6 +12,8 @@ pub trait Joined {
     fn joined(&self, sep: &str) -> String;
 }
 
+// (the out-of-line twins themselves call what clippy.toml disallows elsewhere)
+#[allow(clippy::disallowed_methods)]
 impl<S: AsRef<str>> Joined for [S] {
     fn joined(&self, sep: &str) -> String {
         let len = self
@@ -36,6 +38,7 @@ pub trait Owned {
     fn owned(&self) -> String;
 }
 
+#[allow(clippy::disallowed_methods)]
 impl Owned for str {
     #[inline(never)]
     fn owned(&self) -> String {
@@ -54,6 +57,7 @@ pub trait Append {
     fn append_char(&mut self, c: char);
 }
 
+#[allow(clippy::disallowed_methods)]
 impl Append for String {
     #[inline(never)]
     fn append(&mut self, s: &str) {

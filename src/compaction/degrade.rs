@@ -133,7 +133,7 @@ fn carried_summary(prev: Option<&MessageFacts>, fresh: Option<String>) -> Option
     let from = marks.carried_from?;
     let (head, _) = utf16_prefix(&text, from);
     text.get(head.len()..)
-        .map(str::to_string)
+        .map(Owned::owned)
         .filter(|t| !t.is_empty())
 }
 

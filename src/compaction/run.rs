@@ -153,7 +153,7 @@ fn reply_of_value(value: &Value) -> Reply {
         Value::Object(object) => object,
         _ => return Reply::Unreadable,
     };
-    let string = |key: &str| object.get(key).and_then(Value::as_str).map(str::to_string);
+    let string = |key: &str| object.get(key).and_then(Value::as_str).map(Owned::owned);
     let stop_reason = string("stopReason");
     let text = match object.get("content") {
         Some(Value::String(text)) => Some(text.clone()),

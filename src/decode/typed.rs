@@ -61,10 +61,10 @@ impl serde::de::Error for Words {
     }
 }
 
-/// A wrong value as serde_json names it: `null` for unit, a float as its shortest
-/// digits as serde_json's formatter writes them, the rest in serde's words (written
-/// here, not by serde's `Display` of `Unexpected`, whose float arm is Rust's float
-/// formatter: issue 17 §7).
+/// A wrong value as serde_json names it: `null` for unit, a float as JavaScript writes
+/// it (the one number text of every message: `1e+21`, `-1e-7`), the rest in serde's
+/// words (written here, not by serde's `Display` of `Unexpected`, whose float arm is
+/// Rust's float formatter: issue 17 §7).
 struct JsonUnexpected<'a>(Unexpected<'a>);
 
 impl std::fmt::Display for JsonUnexpected<'_> {
@@ -73,7 +73,7 @@ impl std::fmt::Display for JsonUnexpected<'_> {
         let plain = match self.0 {
             U::Unit => "null",
             U::Float(x) => {
-                let text = crate::js_text::serde_json_float_text(x);
+                let text = crate::js_text::js_number_to_string(x);
                 return write!(f, "floating point `{text}`");
             }
             U::Bool(b) => return write!(f, "boolean `{b}`"),

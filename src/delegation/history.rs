@@ -76,10 +76,7 @@ fn read_result_text(row: &UiMessage) -> Option<String> {
                     .collect();
                 Some(texts.joined("\n"))
             } else {
-                result
-                    .get("text")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
+                result.get("text").and_then(Value::as_str).map(Owned::owned)
             }
         }
         _ => None,

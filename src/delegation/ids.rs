@@ -22,7 +22,7 @@ pub fn random_uuid_v4() -> Result<String> {
             id.append_char('-');
         }
         for nibble in [b >> 4, b & 0x0f] {
-            id.push(char::from(b"0123456789abcdef"[usize::from(nibble)]));
+            id.append_char(char::from(b"0123456789abcdef"[usize::from(nibble)]));
         }
     }
     Ok(id)

@@ -34,7 +34,7 @@ use super::history::{is_echo_of_brief, select_chain_rows};
 use super::types::ChainSelector;
 use crate::decode::decode_struct;
 use crate::error::{Error, Result};
-use crate::js_text::rust_display;
+use crate::js_text::js_number_to_string;
 use crate::js_whitespace;
 use crate::keyed::Table;
 use crate::message::{AgentMessage, ContentBlock};
@@ -136,7 +136,7 @@ pub fn seed_delegate_messages(input: &SeedInput) -> Result<SeedResult> {
             "input.hardLimit",
             format!(
                 "expected a positive number, got {}",
-                rust_display(input.hard_limit)
+                js_number_to_string(input.hard_limit)
             ),
         ));
     }
@@ -170,7 +170,10 @@ fn overhead_of(input: &SeedInput) -> Result<u64> {
         Some(tokens) if tokens.is_finite() && tokens >= 0.0 => Ok(tokens.ceil() as u64),
         Some(tokens) => Err(Error::invalid(
             "input.overheadTokens",
-            format!("expected a number >= 0, got {}", rust_display(tokens)),
+            format!(
+                "expected a number >= 0, got {}",
+                js_number_to_string(tokens)
+            ),
         )),
         None => Ok(request_overhead_tokens(
             input.system_prompt.as_deref(),

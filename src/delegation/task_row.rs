@@ -30,7 +30,7 @@ use crate::compaction::tally::RunTally;
 use crate::decode::decode_struct;
 use crate::error::{Error, Result};
 use crate::fallback::ModelFailure;
-use crate::js_text::rust_display;
+use crate::js_text::js_number_to_string;
 use crate::text_build::Owned;
 use crate::transcript::{ms_to_iso, text_content, RowRole, UiMessage};
 
@@ -257,8 +257,12 @@ decode_struct!(TaskRowRefused "TaskRowRefused" {
 
 fn iso(now: Option<f64>, path: &str) -> Result<String> {
     let ms = now.ok_or_else(|| Error::invalid(path, "expected a time in milliseconds"))?;
-    ms_to_iso(ms)
-        .ok_or_else(|| Error::invalid(path, format!("not a valid time: {}", rust_display(ms))))
+    ms_to_iso(ms).ok_or_else(|| {
+        Error::invalid(
+            path,
+            format!("not a valid time: {}", js_number_to_string(ms)),
+        )
+    })
 }
 
 fn args_value(args: &TaskArgs) -> Value {

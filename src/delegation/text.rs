@@ -3,6 +3,7 @@
 //! one is absent. Trimmed as JavaScript trims ([`js_whitespace`]).
 
 use crate::js_whitespace;
+use crate::text_build::Owned;
 
 /// `text` trimmed; blank (or absent) is `None`.
 #[inline(never)]
@@ -13,5 +14,5 @@ pub(crate) fn trimmed(text: Option<&str>) -> Option<&str> {
 /// [`trimmed`], owned.
 #[inline(never)]
 pub(crate) fn non_blank(text: Option<&str>) -> Option<String> {
-    trimmed(text).map(str::to_string)
+    trimmed(text).map(Owned::owned)
 }

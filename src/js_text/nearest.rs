@@ -4,9 +4,7 @@
 //! without `f64::from_str` (issue 17 §7: its Eisel–Lemire table of 128-bit powers of
 //! five is 17 KB of data that gzip cannot shrink).
 //!
-//! [`parse_decimal`] reads a text and rounds it, [`rounds_to`] says
-//! whether a decimal reads back as a given double (the shortest-digits search of
-//! `digits.rs` asks it). Two paths:
+//! [`parse_decimal`] reads a text and rounds it. Two paths:
 //! - **Clinger's**: at most 15 significant digits and a power of ten within `10^±22`:
 //!   the digits and the power are exact doubles, and one IEEE multiply or divide rounds
 //!   their product correctly (`1.5`, `0.003`, `1733000000000`, most of what hosts write);
@@ -160,37 +158,6 @@ fn cmp_shifted(a: u128, ea: i32, b: u128, eb: i32) -> Ordering {
     match u32::try_from(d) {
         Ok(by) => up(a, by).map_or(Ordering::Greater, |a| a.cmp(&b)),
         Err(_) => up(b, d.unsigned_abs()).map_or(Ordering::Less, |b| a.cmp(&b)),
-    }
-}
-
-/// Whether `digits × 10^exp10` reads back as `x` (finite, positive): whether it lies
-/// between the midpoints around `x`, a midpoint counting when `x`'s last bit is 0.
-pub fn rounds_to(digits: &[u8], exp10: i64, x: f64) -> bool {
-    let start = digits
-        .iter()
-        .position(|&c| c != b'0')
-        .unwrap_or(digits.len());
-    let end = digits
-        .iter()
-        .rposition(|&c| c != b'0')
-        .map_or(start, |i| i + 1);
-    let (significant, exp10) = (&digits[start..end], exp10 + (digits.len() - end) as i64);
-    if significant.is_empty() {
-        return x == 0.0;
-    }
-    if significant.len() <= 19 {
-        let w = significant
-            .iter()
-            .fold(0u64, |w, &c| w * 10 + u64::from(c - b'0'));
-        if let Some(cmp) = small(w, exp10) {
-            return place(x, &cmp) == Ordering::Equal;
-        }
-    }
-    let mut d = Digits::default();
-    significant.iter().for_each(|&c| d.push(c, true));
-    match d.exact(exp10) {
-        Some(exact) => place(x, &|m, s| exact.cmp_midpoint(m, s)) == Ordering::Equal,
-        None => x == 0.0,
     }
 }
 

@@ -217,6 +217,8 @@ impl Parser<'_> {
     }
 
     /// After a backslash.
+    // (`push`, not `append_char`: a character at a time in a loop, kept inline)
+    #[allow(clippy::disallowed_methods)]
     fn escape(&mut self, out: &mut String) -> Result<(), ParseError> {
         let Some(c) = self.peek() else {
             return self.fail("EOF while parsing a string");

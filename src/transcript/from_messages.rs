@@ -233,8 +233,8 @@ fn assistant_row(owner: &RowOwner, index: usize, f: &MessageFacts, m: &Value) ->
     row.content = joined(m, "text", "text");
     let thinking = joined(m, "thinking", "thinking");
     row.thinking = (!thinking.is_empty()).then_some(thinking);
-    row.model_id = string(m, "model").map(str::to_string);
-    row.provider_id = string(m, "provider").map(str::to_string);
+    row.model_id = string(m, "model").map(Owned::owned);
+    row.provider_id = string(m, "provider").map(Owned::owned);
     row.usage = m.get("usage").filter(|u| u.is_object()).map(row_usage);
     let failed = f.stop_reason.filter(|_| f.is_failed());
     match failed.and_then(StopReason::as_str) {
@@ -244,7 +244,7 @@ fn assistant_row(owner: &RowOwner, index: usize, f: &MessageFacts, m: &Value) ->
                 .filter(|e| !js_whitespace::is_blank(e))
                 .map_or_else(
                     || format!("the request ended with stopReason \"{reason}\""),
-                    str::to_string,
+                    Owned::owned,
                 );
             row.error = Some(Value::String(text));
         }

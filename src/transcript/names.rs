@@ -72,11 +72,11 @@ pub fn normalize_tool_name(name: &str) -> String {
             if after_lower {
                 out.append_char('_');
             }
-            out.push(c.to_ascii_lowercase());
+            out.append_char(c.to_ascii_lowercase());
             after_lower = false;
         } else {
             after_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-            out.push(c);
+            out.append_char(c);
         }
     }
     out

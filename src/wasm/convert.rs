@@ -119,7 +119,7 @@ fn refuse_non_finite(value: &JsValue, path: &str) -> Result<(), Error> {
             path,
             format!(
                 "expected a finite number, got {}",
-                crate::js_text::rust_display(x)
+                crate::js_text::js_number_to_string(x)
             ),
         )),
         _ => Ok(()),
@@ -265,7 +265,7 @@ pub fn index_arg(x: f64, path: &str, max: usize) -> Result<usize, JsValue> {
             path,
             format!(
                 "expected an integer index in 0..={max}, got {}",
-                crate::js_text::rust_display(x)
+                crate::js_text::js_number_to_string(x)
             ),
         )));
     }

@@ -147,7 +147,7 @@ impl HostArray {
                 join(path, "length"),
                 format!(
                     "{} {what} are more than this library accepts ({MAX_ARRAY_LENGTH})",
-                    crate::js_text::rust_display(len)
+                    crate::js_text::js_number_to_string(len)
                 ),
             ));
         }

@@ -1,7 +1,7 @@
 // A number the library prints is JavaScript's `Number.prototype.toString` of it
 // (host-contract §3: pi writes a bash execution's exit code with `${exitCode}`), checked
 // against V8 itself through a path where the core parses the number and prints it again
-// (src/js_text/digits.rs: the shortest digits, ties to even; `exitCode` of a
+// (src/js_text.rs, ryu-js: the shortest digits, ties to even; `exitCode` of a
 // `bashExecution` message in `serializeConversation`). Tool-call arguments would not do:
 // they travel as the host's own `JSON.stringify` text. Fixed seed; 20,000 values in 16
 // classes (random bit patterns, short decimals, integers near and above 2^53, powers of

@@ -331,3 +331,35 @@ fn rounds_to_is_reading_back() {
         assert_eq!(rounds_to(&digits, exp10, x), read == x, "{text} vs {x:e}");
     }
 }
+
+/// Whether `digits × 10^exp10` reads back as `x` (finite, positive), through the
+/// reader's own midpoint comparisons (`small`, `Digits::exact`, `place`): whether it lies
+/// between the midpoints around `x`, a midpoint counting when `x`'s last bit is 0.
+fn rounds_to(digits: &[u8], exp10: i64, x: f64) -> bool {
+    let start = digits
+        .iter()
+        .position(|&c| c != b'0')
+        .unwrap_or(digits.len());
+    let end = digits
+        .iter()
+        .rposition(|&c| c != b'0')
+        .map_or(start, |i| i + 1);
+    let (significant, exp10) = (&digits[start..end], exp10 + (digits.len() - end) as i64);
+    if significant.is_empty() {
+        return x == 0.0;
+    }
+    if significant.len() <= 19 {
+        let w = significant
+            .iter()
+            .fold(0u64, |w, &c| w * 10 + u64::from(c - b'0'));
+        if let Some(cmp) = small(w, exp10) {
+            return place(x, &cmp) == Ordering::Equal;
+        }
+    }
+    let mut d = Digits::default();
+    significant.iter().for_each(|&c| d.push(c, true));
+    match d.exact(exp10) {
+        Some(exact) => place(x, &|m, s| exact.cmp_midpoint(m, s)) == Ordering::Equal,
+        None => x == 0.0,
+    }
+}
