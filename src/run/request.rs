@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::fallback::provider_error::{classify_provider_error, ProviderError};
 use crate::message::Usage;
 use crate::stop_reason::StopReason;
-use crate::text_build::Joined;
+use crate::text_build::{Joined, Owned};
 
 /// The last answer of a request, read by the adapter.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -50,7 +50,7 @@ impl Answer {
                 .joined("\n"),
             _ => String::new(),
         };
-        let string = |key: &str| m.get(key).and_then(Value::as_str).map(str::to_string);
+        let string = |key: &str| m.get(key).and_then(Value::as_str).map(Owned::owned);
         Some(Answer {
             text,
             stop_reason: string("stopReason").as_deref().map(StopReason::parse),
@@ -69,7 +69,7 @@ impl Answer {
             stop_reason: self
                 .stop_reason
                 .and_then(StopReason::as_str)
-                .map(str::to_string),
+                .map(Owned::owned),
             error_message: self.error_message.clone(),
             usage: self.usage.clone(),
             ..ProviderError::default()

@@ -20,6 +20,7 @@ use crate::run::{
 };
 use crate::transcript::from_messages::RowOwner;
 use crate::transcript::recorder::{recording_prefix, Recorder};
+use crate::text_build::Owned;
 use crate::transcript::rows_from_value;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -292,7 +293,7 @@ impl RowRecorderJs {
     ) -> Result<RowRecorderJs, JsValue> {
         let first = throw_free_prop(&options, "firstIndex");
         let mut owner: RowOwner = from_js(options, "options")?;
-        let prefix = throw(owner.prefix())?.to_string();
+        let prefix = throw(owner.prefix())?.owned();
         let token = throw(crate::delegation::random_uuid_v4())?;
         owner.id_prefix = Some(recording_prefix(&prefix, token.get(..8).unwrap_or(&token)));
         let first = match first.as_f64() {
