@@ -55,6 +55,7 @@ use crate::delegation::Registry;
 use crate::error::{Error, Result};
 use crate::facts::MessageFacts;
 use crate::fallback::{ModelFailure, SKIPPED_FOR_WINDOW};
+use crate::js_whitespace;
 use crate::keyed::Table;
 use crate::message::AgentMessage;
 use crate::role::Role;
@@ -575,7 +576,10 @@ impl DelegateRun {
         let retry = setup.retry.clone().unwrap_or_default();
         retry.validate("options.retry")?;
         let args = &setup.task.args;
-        let resume = args.resume.as_deref().filter(|r| !r.trim().is_empty());
+        let resume = args
+            .resume
+            .as_deref()
+            .filter(|r| !js_whitespace::is_blank(r));
         if resume.is_some() && rows.is_none() {
             return Err(Error::invalid(
                 "options.rows",
@@ -1027,7 +1031,7 @@ impl DelegateRun {
                 code: CONTEXT_TOO_LARGE.owned(),
             };
         }
-        let message = if failure.text.trim().is_empty() {
+        let message = if js_whitespace::is_blank(&failure.text) {
             "The provider request failed.".owned()
         } else {
             failure.text.clone()
@@ -1090,7 +1094,7 @@ impl DelegateRun {
                 (ResultStatus::Failed, e.message.clone(), Some(e))
             }
             Ending::Provider(f) => {
-                let text = if f.text.trim().is_empty() {
+                let text = if js_whitespace::is_blank(&f.text) {
                     "The delegate's provider request failed.".owned()
                 } else {
                     f.text.clone()

@@ -197,12 +197,46 @@ pub fn verdict(end: &RequestEnd, context_window: Option<f64>) -> Verdict {
 }
 
 // ---------------------------------------------------------------- what the provider stated
+//
+// Read over the text's bytes, ASCII letters folded: every pattern below is ASCII, so a
+// byte of a multi-byte character never matches one, and nothing here slices a `str` (no
+// panic path, and no float parser: a wait is a few digits).
 
-/// A number written in `text` at `at` (digits with `,` or `_` separators), and where it ends.
-fn number_at(text: &[u8], at: usize) -> Option<(u64, usize)> {
+/// `text`'s bytes at `at..`, when they start with `word`.
+fn after<'a>(text: &'a [u8], word: &str) -> Option<&'a [u8]> {
+    let word = word.as_bytes();
+    let head = text.get(..word.len())?;
+    head.eq_ignore_ascii_case(word)
+        .then(|| text.get(word.len()..).unwrap_or(&[]))
+}
+
+/// `text` without its leading spaces.
+fn skip_spaces(text: &[u8]) -> &[u8] {
+    let n = text.iter().take_while(|b| **b == b' ').count();
+    text.get(n..).unwrap_or(&[])
+}
+
+/// `text` without its trailing spaces.
+fn trim_spaces_end(text: &[u8]) -> &[u8] {
+    let n = text.iter().rev().take_while(|b| **b == b' ').count();
+    text.get(..text.len() - n).unwrap_or(&[])
+}
+
+/// Whether `text` ends with `word` (ASCII letters folded).
+fn ends_with(text: &[u8], word: &str) -> bool {
+    let word = word.as_bytes();
+    text.len() >= word.len()
+        && text
+            .get(text.len() - word.len()..)
+            .is_some_and(|tail| tail.eq_ignore_ascii_case(word))
+}
+
+/// The whole number at the start of `text` (digits, with `,` or `_` between them), and
+/// the bytes after it.
+fn leading_number(text: &[u8]) -> Option<(u64, &[u8])> {
     let mut value: u64 = 0;
-    let mut end = at;
     let mut digits = 0;
+    let mut end = 0;
     while let Some(&c) = text.get(end) {
         match c {
             b'0'..=b'9' => {
@@ -214,28 +248,7 @@ fn number_at(text: &[u8], at: usize) -> Option<(u64, usize)> {
         }
         end += 1;
     }
-    (digits > 0).then_some((value, end))
-}
-
-/// Every number in `text`, with the text before and after it.
-fn numbers(text: &str) -> Vec<(u64, &str, &str)> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let starts = bytes[i].is_ascii_digit() && (i == 0 || !bytes[i - 1].is_ascii_digit());
-        if starts {
-            if let Some((n, end)) = number_at(bytes, i) {
-                if let (Some(before), Some(after)) = (text.get(..i), text.get(end..)) {
-                    out.push((n, before, after));
-                }
-                i = end;
-                continue;
-            }
-        }
-        i += 1;
-    }
-    out
+    (digits > 0).then(|| (value, text.get(end..).unwrap_or(&[])))
 }
 
 /// The request's size in tokens as a provider's overflow error states it, when it does:
@@ -247,25 +260,35 @@ fn numbers(text: &str) -> Vec<(u64, &str, &str)> {
 ///
 /// Case-insensitive; numbers may have `,` separators. `None` when no rule matches.
 pub fn stated_prompt_tokens(text: &str) -> Option<u64> {
-    let lower = text.to_ascii_lowercase();
-    for (n, before, after) in numbers(&lower) {
-        let before = before.trim_end();
-        let after = after.trim_start();
-        let tokens_then = |next: &[&str]| {
-            after.strip_prefix("tokens").is_some_and(|rest| {
-                let rest = rest.trim_start();
-                next.iter().any(|p| rest.starts_with(p))
-            })
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let starts = bytes.get(i).is_some_and(u8::is_ascii_digit)
+            && (i == 0 || !bytes.get(i - 1).is_some_and(u8::is_ascii_digit));
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let before = trim_spaces_end(bytes.get(..i).unwrap_or(&[]));
+        let Some((n, rest)) = bytes.get(i..).and_then(leading_number) else {
+            i += 1;
+            continue;
         };
-        if tokens_then(&[">", "exceed", "is greater", "is more"])
-            || (before.ends_with("resulted in") || before.ends_with("requested"))
-                && after.starts_with("tokens")
-            || before.ends_with("token count (") && after.starts_with(')')
-            || before.ends_with("token count of")
-            || before.ends_with("limit:") && after.starts_with('+')
-        {
+        let rest = skip_spaces(rest);
+        let then_tokens = after(rest, "tokens").map(skip_spaces);
+        let stated = then_tokens.is_some_and(|next| {
+            [">", "exceed", "is greater", "is more"]
+                .iter()
+                .any(|w| after(next, w).is_some())
+        }) || (ends_with(before, "resulted in") || ends_with(before, "requested"))
+            && then_tokens.is_some()
+            || ends_with(before, "token count (") && rest.first() == Some(&b')')
+            || ends_with(before, "token count of")
+            || ends_with(before, "limit:") && rest.first() == Some(&b'+');
+        if stated {
             return Some(n);
         }
+        i = (bytes.len() - rest.len().min(bytes.len())).max(i + 1);
     }
     None
 }
@@ -274,7 +297,7 @@ pub fn stated_prompt_tokens(text: &str) -> Option<u64> {
 /// "retry after 20 seconds", "retry-after: 3", "Please try again in 1.5s", "try again in
 /// 250ms" (seconds unless `ms` follows). `None` when none is stated.
 pub fn stated_retry_after_ms(text: &str) -> Option<f64> {
-    let lower = text.to_ascii_lowercase();
+    let bytes = text.as_bytes();
     for lead in [
         "retry after",
         "retry-after:",
@@ -282,36 +305,38 @@ pub fn stated_retry_after_ms(text: &str) -> Option<f64> {
         "try again in",
         "retry in",
     ] {
-        let mut from = 0;
-        while let Some(at) = lower.get(from..).and_then(|t| t.find(lead)) {
-            let rest = lower
-                .get(from + at + lead.len()..)
-                .unwrap_or("")
-                .trim_start();
-            if let Some(ms) = duration_ms(rest) {
+        for at in 0..bytes.len() {
+            let Some(rest) = bytes.get(at..).and_then(|t| after(t, lead)) else {
+                continue;
+            };
+            if let Some(ms) = duration_ms(skip_spaces(rest)) {
                 return Some(ms);
             }
-            from += at + lead.len();
         }
     }
     None
 }
 
 /// A duration at the start of `text`: a decimal number, then `ms`, or seconds.
-fn duration_ms(text: &str) -> Option<f64> {
-    let end = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let number: f64 = text.get(..end)?.parse().ok()?;
-    if !number.is_finite() {
-        return None;
+fn duration_ms(text: &[u8]) -> Option<f64> {
+    let (whole, rest) = leading_number(text)?;
+    let mut value = whole as f64;
+    let mut rest = rest;
+    if let Some(fraction) = rest.strip_prefix(b".") {
+        let digits = fraction.iter().take_while(|b| b.is_ascii_digit()).count();
+        let mut scale = 1.0;
+        for d in fraction.iter().take(digits) {
+            scale /= 10.0;
+            value += f64::from(d - b'0') * scale;
+        }
+        rest = fraction.get(digits..).unwrap_or(&[]);
     }
-    let unit = text.get(end..).unwrap_or("").trim_start();
+    let unit = skip_spaces(rest);
     Some(
-        if unit.starts_with("ms") || unit.starts_with("millisecond") {
-            number
+        if after(unit, "ms").is_some() || after(unit, "millisecond").is_some() {
+            value
         } else {
-            number * 1000.0
+            value * 1000.0
         },
     )
 }

@@ -18,9 +18,9 @@ use crate::error::Error;
 use crate::run::{
     Answer, BoundaryReport, DelegateRun, Event, ModelChoice, RequestEnd, RunSetup, Thrown,
 };
+use crate::text_build::Owned;
 use crate::transcript::from_messages::RowOwner;
 use crate::transcript::recorder::{recording_prefix, Recorder};
-use crate::text_build::Owned;
 use crate::transcript::rows_from_value;
 
 #[wasm_bindgen(typescript_custom_section)]
