@@ -13,6 +13,7 @@
 //! |---|---|---|
 //! | host-contract §1 | messages the host hands us (typed, for the messages we write) | [`message`] |
 //! | host-contract §1 | a message's `role` | [`role`] |
+//! | issue 35 | the Vercel AI SDK's `ModelMessage`s read as the core reads a conversation (what each counts, its tool calls and results, usage and stop reason as inputs, file tools as configuration) | [`ai_sdk`] |
 //! | host-contract §1 | an assistant's `stopReason`; what a failed assistant is | [`stop_reason`] |
 //! | host-contract §1 | pi's closed string sets read both ways (role, stopReason) | [`text_table`] |
 //! | host-contract §1–2 | what the decisions need of a host message (`AgentMessage::facts`), read once from its JSON text | [`facts`] (`facts/mod.rs`), [`json_scan`] |
@@ -90,6 +91,8 @@
 // it), the wasm32 list comes from a macro (which it does not read), so each file is
 // examined once.
 #[cfg(not(target_arch = "wasm32"))]
+pub mod ai_sdk;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod budget;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod compaction;
@@ -145,6 +148,7 @@ macro_rules! private_modules {
 }
 #[cfg(target_arch = "wasm32")]
 private_modules!(
+    ai_sdk,
     budget,
     compaction,
     decode,

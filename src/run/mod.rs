@@ -39,7 +39,7 @@ use serde_json::Value;
 use tsify::Tsify;
 
 pub use models::{resolve_models, validate_models, ModelChoice, RunModel};
-pub use request::{verdict, Answer, ProviderFailure, RequestEnd, Thrown, Verdict};
+pub use request::{verdict, Answer, ProviderFailure, RequestEnd, RunAnswer, Thrown, Verdict};
 
 use crate::budget::ContextBudget;
 use crate::compaction::tally::{report_for_parent, ReportInput, RunTally};

@@ -11,7 +11,11 @@
 //! in most providers' words, how large the request was ([`stated_prompt_tokens`]), and a
 //! throttled request often how long to wait ([`stated_retry_after_ms`]).
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tsify::Tsify;
+
+use crate::decode::decode_struct;
 
 use crate::fallback::provider_error::{classify_provider_error, ProviderError};
 use crate::message::Usage;
@@ -32,6 +36,60 @@ pub struct Answer {
     pub status: Option<f64>,
     /// How long the provider asked to wait before a retry, when the adapter knows it.
     pub retry_after_ms: Option<f64>,
+    /// The provider's own stop word, when the adapter knows it (the AI SDK's
+    /// `rawFinishReason`): Anthropic's `model_context_window_exceeded` is an overflow that
+    /// arrives as a successful `length`.
+    pub raw_stop_reason: Option<String>,
+}
+
+/// The provider stop words that say the request overflowed the window.
+const OVERFLOW_STOPS: [&str; 1] = ["model_context_window_exceeded"];
+
+/// An answer as a framework other than pi gives it (the AI SDK's last step): its text,
+/// the step's `finishReason`, `rawFinishReason` and `usage` ([`crate::ai_sdk::StepInfo`]),
+/// and what the adapter read of a failure.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct RunAnswer {
+    #[serde(default)]
+    #[tsify(optional)]
+    pub text: String,
+    #[serde(flatten)]
+    pub step: crate::ai_sdk::StepInfo,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub error_message: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub status: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub retry_after_ms: Option<f64>,
+}
+
+decode_struct!(RunAnswer "RunAnswer" {
+    text: "text" => default,
+    error_message: "errorMessage" => default,
+    status: "status" => default,
+    retry_after_ms: "retryAfterMs" => default,
+} flatten step);
+
+impl RunAnswer {
+    /// The answer the run reads.
+    pub fn answer(&self) -> Answer {
+        Answer {
+            text: self.text.clone(),
+            stop_reason: Some(StopReason::parse(self.step.stop_reason())),
+            error_message: self.error_message.clone(),
+            usage: self
+                .step
+                .pi_usage()
+                .and_then(|u| crate::decode::decode_value(&u, "usage").ok()),
+            status: self.status,
+            retry_after_ms: self.retry_after_ms,
+            raw_stop_reason: self.step.raw_finish_reason.clone(),
+        }
+    }
 }
 
 impl Answer {
@@ -60,6 +118,7 @@ impl Answer {
                 .and_then(|u| crate::decode::decode_value(u, "usage").ok()),
             status: None,
             retry_after_ms: None,
+            raw_stop_reason: None,
         })
     }
 
@@ -176,7 +235,15 @@ pub fn verdict(end: &RequestEnd, context_window: Option<f64>) -> Verdict {
     if answer.stop_reason == Some(StopReason::Aborted) {
         return Verdict::Aborted;
     }
-    let class = classify_provider_error(&answer.provider_error(), context_window);
+    let mut class = classify_provider_error(&answer.provider_error(), context_window);
+    if answer
+        .raw_stop_reason
+        .as_deref()
+        .is_some_and(|raw| OVERFLOW_STOPS.contains(&raw))
+    {
+        class.context_too_large = true;
+        class.retriable = false;
+    }
     let failed = answer.stop_reason == Some(StopReason::Error) || class.context_too_large;
     if !failed {
         return Verdict::Completed {
@@ -460,6 +527,51 @@ mod tests {
             Thrown::new(None, "m".into(), Some(413.0)).status,
             Some(413.0)
         );
+    }
+
+    #[test]
+    fn an_ai_sdk_answer_is_read_with_its_step() {
+        let a: RunAnswer = crate::decode::decode_at(
+            json!({ "text": "partial", "finishReason": "length", "rawFinishReason": "model_context_window_exceeded",
+                "usage": { "inputTokens": 199_000, "inputTokenDetails": { "cacheReadTokens": 150_000 }, "outputTokens": 900, "totalTokens": 199_900 } }),
+            "answer",
+        )
+        .unwrap();
+        let answer = a.answer();
+        assert_eq!(answer.stop_reason, Some(StopReason::Length));
+        assert_eq!(answer.usage.as_ref().and_then(|u| u.input), Some(49_000.0));
+        assert_eq!(
+            answer.usage.as_ref().and_then(|u| u.cache_read),
+            Some(150_000.0)
+        );
+        // Anthropic's window stop is an overflow, though it arrives as a successful step
+        let end = RequestEnd {
+            answer: Some(answer),
+            thrown: None,
+        };
+        assert!(matches!(
+            verdict(&end, Some(200_000.0)),
+            Verdict::Provider(ProviderFailure {
+                overflow: true,
+                retriable: false,
+                ..
+            })
+        ));
+        let mut plain = a.clone();
+        plain.step.raw_finish_reason = Some("max_tokens".into());
+        let end = RequestEnd {
+            answer: Some(plain.answer()),
+            thrown: None,
+        };
+        assert_eq!(
+            verdict(&end, Some(200_000.0)),
+            Verdict::Completed {
+                report: "partial".into()
+            }
+        );
+        let tools: RunAnswer =
+            crate::decode::decode_at(json!({ "finishReason": "tool-calls" }), "a").unwrap();
+        assert_eq!(tools.answer().stop_reason, Some(StopReason::ToolUse));
     }
 
     #[test]

@@ -9,13 +9,16 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{
-    js_error, number_arg, range_args, settings_from_js, state_mut_of, state_of, throw, to_js,
+    from_js, js_error, number_arg, optional, range_args, settings_from_js, state_mut_of, state_of,
+    throw, to_js,
 };
 use super::host_context::{HostContext, Synced};
 use super::turn::{complete, prepare, read_config, End, TurnDriver};
+use crate::ai_sdk::{ProjectOptions, StepInfo};
 use crate::compaction::prepare::{self, CompactionSettings};
 use crate::compaction::request::serialize_facts;
 use crate::compaction::run::{Holder, Lock};
+use crate::compaction::tally::RunTally;
 use crate::compaction::turn::SummaryAnswer;
 
 /// One delegate's context, kept in wasm memory between turns (ADR 0299 clauses 3–5).
@@ -39,6 +42,8 @@ pub struct DelegateContextHandle {
     inner: Rc<RefCell<HostContext>>,
     /// Held while a `runTurn` awaits the host's summarizer: the context must not change.
     lock: Lock,
+    /// The run's counts across this handle's `runTurn`s (`run`).
+    tally: Rc<RefCell<RunTally>>,
 }
 
 impl DelegateContextHandle {
@@ -74,6 +79,7 @@ impl DelegateContextHandle {
         Ok(DelegateContextHandle {
             inner: Rc::new(RefCell::new(ctx)),
             lock: Lock::new(Holder::RunTurn),
+            tally: Rc::new(RefCell::new(RunTally::default())),
         })
     }
 
@@ -92,6 +98,33 @@ impl DelegateContextHandle {
         Ok(ctx.len() as u32)
     }
 
+    /// Append messages of the Vercel AI SDK (`ModelMessage[]`, `ai` 7): each is read as
+    /// the core reads a conversation (its kind, what it counts, its tool calls and
+    /// results), the assistant messages' usage and stop reason from `steps` (their
+    /// `StepResult`s, in order; absent ones are estimated), files and tool calls as
+    /// `options` says. Answers hand back your own `ModelMessage` objects; a summary comes
+    /// back as a `compactionSummary` record (render it, `delegate-context/ai` does).
+    ///
+    /// @returns the number of messages appended
+    /// @throws DelegateContextError `INVALID_INPUT` (with `path`) for a message that is not one of the SDK's
+    #[wasm_bindgen(js_name = pushModelMessages, unchecked_return_type = "number")]
+    pub fn push_model_messages(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "unknown[]")] messages: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "(StepInfo | null | undefined)[]")]
+        steps: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "ProjectOptions")] options: Option<JsValue>,
+    ) -> Result<u32, JsValue> {
+        self.check_idle()?;
+        let steps: Vec<Option<StepInfo>> =
+            optional(steps, |s| from_js(s, "steps"))?.unwrap_or_default();
+        let options: ProjectOptions =
+            optional(options, |o| from_js(o, "options"))?.unwrap_or_default();
+        let mut ctx = self.state_mut()?;
+        let n = throw(ctx.push_model_messages(&messages, &steps, &options, js_sys::Date::now()))?;
+        Ok(n as u32)
+    }
+
     /// Bring the context in line with the array the agent loop holds: when it is the
     /// known messages followed by new ones, only the new ones are read; otherwise it is
     /// read whole.
@@ -108,6 +141,26 @@ impl DelegateContextHandle {
             Synced::Appended(_) => "appended",
             Synced::Reloaded => "reloaded",
         }))
+    }
+
+    /// The run's counts across this context's `runTurn`s (boundaries, compactions, whether
+    /// it lost history): give them to `reportForParent`, or to the hook of a fallback
+    /// model (`createPrepareNextTurn`'s `run`).
+    #[wasm_bindgen(getter, unchecked_return_type = "RunTally")]
+    pub fn run(&self) -> Result<JsValue, JsValue> {
+        to_js(&*state_of(&self.tally, "DelegateContext")?)
+    }
+
+    /// Continue the counts of an earlier run (a fallback model's context goes on with
+    /// the run's tally: a run that degraded stays degraded).
+    #[wasm_bindgen(setter, js_name = run)]
+    pub fn set_run(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "RunTally")] run: JsValue,
+    ) -> Result<(), JsValue> {
+        let run: RunTally = from_js(run, "run")?;
+        *state_mut_of(&self.tally, "DelegateContext")? = run;
+        Ok(())
     }
 
     /// Number of messages held.
@@ -229,7 +282,11 @@ impl DelegateContextHandle {
             .acquire()
             .and_then(|held| Ok((held, TurnDriver::read(&config, "config")?)));
         match start {
-            Ok((held, driver)) => driver.drive(self.inner.clone(), Some(held), End::Apply),
+            Ok((held, driver)) => driver.drive(
+                self.inner.clone(),
+                Some(held),
+                End::Apply(Some(self.tally.clone())),
+            ),
             Err(e) => js_sys::Promise::reject(&js_error(e)),
         }
     }

@@ -28,6 +28,9 @@ pub struct HostContext {
     /// The host's message objects (this array is ours: never handed out, so nobody else
     /// pushes into it).
     refs: Array,
+    /// Whether the messages are the AI SDK's: one of them (a `tool` message with several
+    /// results) may be several of the core's, so the arrays handed out name it once.
+    model_messages: bool,
 }
 
 /// What [`HostContext::sync`] did.
@@ -50,6 +53,7 @@ impl HostContext {
         HostContext {
             core: CoreContext::new(),
             refs: Array::new(),
+            model_messages: false,
         }
     }
 
@@ -88,6 +92,39 @@ impl HostContext {
         Ok(array.len() - from)
     }
 
+    /// Append the Vercel AI SDK's messages of `value` (an array), each read as one or more
+    /// of the core's messages ([`crate::ai_sdk::project`]) whose host object is the SDK
+    /// message itself: `steps` (the steps of its assistant messages, in order), `options`
+    /// as the projection reads them. Read first: an error leaves the context unchanged.
+    pub fn push_model_messages(
+        &mut self,
+        value: &JsValue,
+        steps: &[Option<crate::ai_sdk::StepInfo>],
+        options: &crate::ai_sdk::ProjectOptions,
+        now: f64,
+    ) -> Result<usize, Error> {
+        let array = HostArray::new(value, "messages", "messages")?;
+        let text = super::convert::json_text(array.value(), "messages", false)?.unwrap_or_default();
+        let values = match super::convert::parse_js_json(&text, "messages")? {
+            serde_json::Value::Array(values) => values,
+            _ => return Err(Error::invalid("messages", "expected an array")),
+        };
+        let projected = crate::ai_sdk::project(&values, steps, options, now, "messages", 0)?;
+        let mut refs = Vec::with_capacity(array.len());
+        for i in 0..array.len() {
+            refs.push(array.get(i)?);
+        }
+        self.model_messages = true;
+        for p in projected {
+            let Some(source) = refs.get(p.source) else {
+                continue;
+            };
+            self.core.push(p.facts);
+            self.refs.push(source);
+        }
+        Ok(array.len())
+    }
+
     /// Append every message of `value` (an array).
     pub fn push(&mut self, value: &JsValue, path: &str) -> Result<usize, Error> {
         let array = HostArray::new(value, path, "messages")?;
@@ -117,7 +154,24 @@ impl HostContext {
 
     /// The messages, the host's own objects (a new array).
     pub fn messages(&self) -> Array {
-        self.refs.slice(0, self.refs.length())
+        self.handed_out(&self.refs)
+    }
+
+    /// `array` as the host reads it: an AI SDK message the core reads as several (a run
+    /// of the same object) named once.
+    fn handed_out(&self, array: &Array) -> Array {
+        if !self.model_messages {
+            return array.slice(0, array.length());
+        }
+        let out = Array::new();
+        let mut last = JsValue::UNDEFINED;
+        for v in array.iter() {
+            if !Object::is(&v, &last) {
+                out.push(&v);
+            }
+            last = v;
+        }
+        out
     }
 
     /// `items` as a new array: kept runs are the host's objects, new messages `new_values`.
@@ -144,7 +198,11 @@ impl HostContext {
         // the serialized new messages, in order (kept runs were serialized as [start, end])
         let new_values: Array = encoded.iter().filter(|v| !Array::is_array(v)).collect();
         let messages = self.items_array(&out.messages, &new_values);
-        Reflect::set(&js, &JsValue::from_str("messages"), &messages)?;
+        Reflect::set(
+            &js,
+            &JsValue::from_str("messages"),
+            &self.handed_out(&messages),
+        )?;
         if out.rewrites(self.len()) {
             let new_facts = throw(out.new_facts())?;
             self.core.rewrite(&out.messages, new_facts);

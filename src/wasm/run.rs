@@ -9,14 +9,18 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{from_js, js_to_value, state_mut_of, state_of, throw, to_js};
+use super::convert::{
+    from_js, js_to_value, optional, state_mut_of, state_of, throw, to_js, to_js_error,
+};
 use super::delegation::DelegationRegistry;
 use super::host;
 use super::messages::facts_of_value;
+use crate::ai_sdk::{ProjectOptions, StepInfo};
 use crate::delegation::Registry;
 use crate::error::Error;
 use crate::run::{
-    Answer, BoundaryReport, DelegateRun, Event, ModelChoice, RequestEnd, RunSetup, Thrown,
+    Answer, BoundaryReport, DelegateRun, Event, ModelChoice, RequestEnd, RunAnswer, RunSetup,
+    Thrown,
 };
 use crate::text_build::Owned;
 use crate::transcript::from_messages::RowOwner;
@@ -141,6 +145,40 @@ impl DelegateRunJs {
         self.on(Event::Message(facts), now)
     }
 
+    /// A step's messages of the Vercel AI SDK (its `response.messages`: the answer and its
+    /// tool results), the step itself (`StepInfo`: its usage and finish reason): the rows
+    /// to write. `options`: how the messages are read (`ProjectOptions`).
+    ///
+    /// @throws DelegateContextError `INVALID_INPUT` for a message that is not one of the SDK's
+    #[wasm_bindgen(js_name = modelMessages, unchecked_return_type = "RunStep")]
+    pub fn model_messages(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "unknown[]")] messages: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "StepInfo | null")] step: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "ProjectOptions | null")] options: Option<
+            JsValue,
+        >,
+        #[wasm_bindgen(unchecked_optional_param_type = "number")] now: Option<f64>,
+    ) -> Result<JsValue, JsValue> {
+        let projected = project_js(&messages, step, options, clock(now))?;
+        let mut registry = state_mut_of(&self.registry, "DelegationRegistry")?;
+        let mut run = state_mut_of(&self.run, "DelegateRun")?;
+        let mut all = crate::run::RunStep {
+            rows: Vec::new(),
+            events: Vec::new(),
+            next: crate::run::RunNext::Continue,
+        };
+        for p in projected {
+            let step = run.on(&mut registry, Event::Message(p.facts), clock(now));
+            all.rows.extend(step.rows);
+            all.events.extend(step.events);
+            if step.next != crate::run::RunNext::Continue {
+                all.next = step.next;
+            }
+        }
+        to_js(&all)
+    }
+
     /// A turn boundary's report (`createPrepareNextTurn`'s `onOutcome`): the run's tally.
     ///
     /// @throws DelegateContextError `INVALID_INPUT` for a malformed report
@@ -162,8 +200,12 @@ impl DelegateRunJs {
         #[wasm_bindgen(unchecked_optional_param_type = "number")] now: Option<f64>,
     ) -> Result<JsValue, JsValue> {
         let last = throw_free_prop(&input, "last");
+        let neutral = throw_free_prop(&input, "answer");
         let thrown = throw_free_prop(&input, "thrown");
-        let answer = if last.is_undefined() || last.is_null() {
+        let answer = if !neutral.is_null_or_undefined() {
+            let neutral: RunAnswer = from_js(neutral, "input.answer")?;
+            Some(neutral.answer())
+        } else if last.is_null_or_undefined() {
             None
         } else {
             js_to_value(last, "input.last")
@@ -240,6 +282,29 @@ impl DelegateRunJs {
     }
 }
 
+/// The AI SDK's `messages` (with the step of their assistant message) as the core's.
+fn project_js(
+    messages: &JsValue,
+    step: Option<JsValue>,
+    options: Option<JsValue>,
+    now: f64,
+) -> Result<Vec<crate::ai_sdk::Projected>, JsValue> {
+    let step: Option<StepInfo> = optional(step, |s| from_js(s, "step"))?;
+    let options: ProjectOptions = optional(options, |o| from_js(o, "options"))?.unwrap_or_default();
+    let values = js_to_value(messages.clone(), "messages")?;
+    let serde_json::Value::Array(values) = values else {
+        return Err(to_js_error(&Error::invalid(
+            "messages",
+            "expected an array",
+        )));
+    };
+    // the step is the one of the (only) assistant message
+    let steps = vec![step];
+    throw(crate::ai_sdk::project(
+        &values, &steps, &options, now, "messages", 0,
+    ))
+}
+
 /// A property read that never throws (`undefined` when the getter throws).
 fn throw_free_prop(obj: &JsValue, key: &str) -> JsValue {
     host::prop(obj, key, "input").unwrap_or(JsValue::UNDEFINED)
@@ -309,6 +374,29 @@ impl RowRecorderJs {
         Ok(RowRecorderJs {
             inner: RefCell::new(throw(Recorder::new(owner, first))?),
         })
+    }
+
+    /// The rows the AI SDK's `messages` (a step's `response.messages`, or the caller's
+    /// prompt) write or rewrite, `step` the step of their assistant message.
+    ///
+    /// @throws DelegateContextError `INVALID_INPUT` for a message that is not one of the SDK's
+    #[wasm_bindgen(js_name = pushModelMessages, unchecked_return_type = "UiMessage[]")]
+    pub fn push_model_messages(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "unknown[]")] messages: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "StepInfo | null")] step: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "ProjectOptions | null")] options: Option<
+            JsValue,
+        >,
+        #[wasm_bindgen(unchecked_optional_param_type = "number")] now: Option<f64>,
+    ) -> Result<JsValue, JsValue> {
+        let projected = project_js(&messages, step, options, clock(now))?;
+        let mut recorder = state_mut_of(&self.inner, "RowRecorder")?;
+        let mut rows = Vec::new();
+        for p in projected {
+            rows.extend(throw(recorder.push(p.facts, clock(now)))?);
+        }
+        to_js(&rows)
     }
 
     /// The rows `message` writes or rewrites (store them by `id`: a later copy replaces

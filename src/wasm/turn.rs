@@ -166,8 +166,9 @@ impl TurnDriver {
 
 /// What a driven boundary's outcome becomes.
 pub(super) enum End {
-    /// `runDelegateTurn`, `DelegateContext.runTurn`: the outcome applied to the context.
-    Apply,
+    /// `runDelegateTurn`, `DelegateContext.runTurn`: the outcome applied to the context,
+    /// and counted in the handle's run when there is one.
+    Apply(Option<Rc<RefCell<RunTally>>>),
     /// The hook's boundary: recorded in its run, the next context (or `undefined`) for
     /// the Agent's `ctx.context`, the listener told.
     Hook {
@@ -278,7 +279,12 @@ impl TurnStep {
             })
         })?;
         match &self.end {
-            End::Apply => state_mut_of(&self.context, "delegate context")?.apply(&out),
+            End::Apply(tally) => {
+                if let Some(tally) = tally {
+                    state_mut_of(tally, "delegate context")?.record(&out);
+                }
+                state_mut_of(&self.context, "delegate context")?.apply(&out)
+            }
             End::Hook {
                 state,
                 agent_context,
@@ -385,7 +391,7 @@ pub fn run_delegate_turn(
     // everything synchronous happens now (the input is read as it is at the call)
     match start_run_turn(&input) {
         Ok(RunStart::Decided(unchanged)) => Promise::resolve(&unchanged),
-        Ok(RunStart::Drive(context, driver)) => driver.drive(context, None, End::Apply),
+        Ok(RunStart::Drive(context, driver)) => driver.drive(context, None, End::Apply(None)),
         Err(e) => Promise::reject(&to_js_error(&e)),
     }
 }
