@@ -33,6 +33,8 @@ node scripts/patch-glue.mjs pkg/node/delegate_context.js pkg/web/delegate_contex
 # imports (this package by its own name, pi-agent-core and pi-ai, optional peers) left as
 # imports; its declarations from tsc, one copy per module format.
 bash scripts/build-pi.sh
+# delegate-context/ai, the same delegate for the Vercel AI SDK 7 (ai/index.ts): ESM only
+bash scripts/build-ai.sh
 node -e 'const p=require("./pkg/package.json");p.version=require("child_process").execSync("cargo pkgid").toString().trim().split(/[@#]/).pop();require("fs").writeFileSync("pkg/package.json",JSON.stringify(p,null,2)+"\n")'
 node -e '
 const b = require("fs").readFileSync("pkg/web/delegate_context_bg.wasm");

@@ -29,8 +29,8 @@ use crate::transcript::rows_from_value;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_RUN_TYPES: &str = r#"
-/** What a request came to, as `DelegateRun.requestEnded` reads it: the loop's last message (pi's) and what the loop threw. */
-export interface RequestEndedInput { last?: AgentMessage | null; thrown?: unknown }
+/** What a request came to, as `DelegateRun.requestEnded` reads it: the loop's last message (pi's), or the last answer of another framework (`answer`: the AI SDK's last step), and what the loop threw. */
+export interface RequestEndedInput { last?: AgentMessage | null; answer?: RunAnswer | null; thrown?: unknown }
 /** `DelegateRun.start`'s answer: the run, and its first step. */
 export interface StartedRun { run: DelegateRun; step: RunStep }
 /** Options of a `RowRecorder`. */
