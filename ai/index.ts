@@ -288,11 +288,21 @@ export interface RunDelegateOptions<TOOLS extends ToolSet> {
 /** What the parent's tool returns, and the run's own messages. */
 export type DelegateResult = RunResult & { messages: ModelMessage[] };
 
-/** A thrown value as the run reads it: the SDK's retry wrapper opened, the status named. */
-function thrownOf(e: unknown): unknown {
+/**
+ * What a rejected `generate()` came to, as the run reads it: a provider's failure (an
+ * `APICallError`, also inside the SDK's `RetryError`) is a failed answer with the
+ * provider's words, its status and the wait its headers ask for; anything else (this
+ * library's coded errors, an abort) is what the loop threw.
+ */
+function endOf(e: unknown): RequestEndedInput {
   const inner = RetryError.isInstance(e) && e.lastError !== undefined ? e.lastError : e;
-  if (APICallError.isInstance(inner)) return { message: inner.message, status: inner.statusCode };
-  return inner;
+  if (!APICallError.isInstance(inner)) return { thrown: inner };
+  const headers = inner.responseHeaders ?? {};
+  const ms = Number(headers["retry-after-ms"]);
+  const seconds = Number(headers["retry-after"]);
+  const retryAfterMs = Number.isFinite(ms) && headers["retry-after-ms"] !== undefined ? ms
+    : Number.isFinite(seconds) && headers["retry-after"] !== undefined ? seconds * 1000 : undefined;
+  return { answer: { finishReason: "error", errorMessage: inner.message, status: inner.statusCode, retryAfterMs } };
 }
 
 /**
@@ -379,7 +389,7 @@ export async function runDelegate<TOOLS extends ToolSet>(options: RunDelegateOpt
       const result = await agent.generate({ messages: context, abortSignal: internal.signal });
       return { answer: { text: result.text, ...stepInfo(result.steps.at(-1)) } };
     } catch (e) {
-      return { thrown: thrownOf(e) };
+      return endOf(e);
     } finally {
       carried = boundary.sent;
       boundary.free();
