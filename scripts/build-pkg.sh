@@ -17,6 +17,8 @@ cp -r pkg-template/. pkg/
 # the complete pi host the npm README links to ships in the package (its test runs this copy)
 mkdir -p pkg/examples/pi-host
 cp examples/pi-host/host.ts examples/pi-host/world.ts examples/pi-host/package.json examples/pi-host/tsconfig.*.json pkg/examples/pi-host/
+mkdir -p pkg/examples/ai-sdk
+cp examples/ai-sdk/host.ts examples/ai-sdk/world.ts examples/ai-sdk/package.json examples/ai-sdk/tsconfig.json pkg/examples/ai-sdk/
 # wasm-bindgen writes `[Symbol.dispose](): void` into the classes of the .d.ts; a project
 # whose lib lacks esnext.disposable (e.g. ["es2022", "dom"], skipLibCheck false) fails on
 # it with TS2550. The declarations pull that lib in themselves (TypeScript >= 5.2).

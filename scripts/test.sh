@@ -129,6 +129,7 @@ types() {
   node_modules/.bin/tsc -p tests/ts/tsconfig.json    # our .d.ts, skipLibCheck false
   node_modules/.bin/tsc -p tests/ts/tsconfig.pi.json # pi-agent-core's own types accepted
   node_modules/.bin/tsc -p tests/ts/tsconfig.host-js.json # src/wasm/host.js, the binding's JavaScript
+  node_modules/.bin/tsc -p tests/ts/tsconfig.ai.json # delegate-context/ai against the AI SDK's own types, skipLibCheck false
 }
 chrome_lane() { layer "boundary: headless Chromium" boundary chrome; }
 firefox_lane() { layer "boundary: headless Firefox" boundary firefox; }

@@ -52,10 +52,10 @@ test("the packed package, installed and used as hosts use it", async (t) => {
   const files = packed.files.map((f) => f.path).sort();
   for (const f of ["package.json", "README.md", "LICENSE", "node/delegate_context.js", "node/delegate_context.d.ts", "node/delegate_context_bg.wasm",
     "web/package.json", "web/delegate_context.js", "web/delegate_context.d.ts", "web/delegate_context_bg.wasm",
-    "pi/index.mjs", "pi/index.cjs", "pi/index.d.mts", "pi/index.d.cts", "examples/pi-host/host.ts", "examples/pi-host/world.ts"]) {
+    "pi/index.mjs", "pi/index.cjs", "pi/index.d.mts", "pi/index.d.cts", "examples/pi-host/host.ts", "examples/pi-host/world.ts", "ai/index.mjs", "ai/index.d.mts", "examples/ai-sdk/host.ts"]) {
     assert.ok(files.includes(f), `the tarball holds ${f}`);
   }
-  assert.deepEqual(files.filter((f) => !/^(package\.json|README\.md|LICENSE|(node|web)\/.+|pi\/index\.(mjs|cjs|d\.mts|d\.cts)|examples\/pi-host\/(host\.ts|world\.ts|package\.json|tsconfig\.(bundler|node16)\.json))$/.test(f)), [], "nothing else in the tarball");
+  assert.deepEqual(files.filter((f) => !/^(package\.json|README\.md|LICENSE|(node|web)\/.+|pi\/index\.(mjs|cjs|d\.mts|d\.cts)|examples\/pi-host\/(host\.ts|world\.ts|package\.json|tsconfig\.(bundler|node16)\.json)|ai\/index\.(mjs|d\.mts)|examples\/ai-sdk\/(host\.ts|world\.ts|package\.json|tsconfig\.json))$/.test(f)), [], "nothing else in the tarball");
   // the npm README's link to the example host resolves inside the package
   const readme = readFileSync(resolve(root, "pkg/README.md"), "utf8");
   for (const [, link] of readme.matchAll(/\]\((\.\/[^)#]+)\)/g)) assert.ok(files.includes(link.slice(2)), `the README links ${link}, which the package holds`);
