@@ -208,8 +208,10 @@ export function createPrepareStep<TOOLS extends ToolSet>(options: PrepareStepOpt
     const overheadTokens = overhead && overhead.key === o.instructions ? overhead.tokens
       : dc.requestOverheadTokens({ systemPrompt: instructionsText(o.instructions), tools: toolDefinitions(options.tools) });
     overhead = { key: o.instructions, tokens: overheadTokens };
-    const out = await ctx.runTurn({
-      budget, modelId, signal: options.signal, options: { overheadTokens },
+    const config = { budget, modelId, options: { overheadTokens } };
+    // below the threshold, decided at once from running state (no summary, nothing to apply)
+    const out = ctx.checkTurn(config) ?? await ctx.runTurn({
+      ...config, signal: options.signal,
       summarize: (request, signal) => summarize(request, signal, { model: o.model, modelId }),
     });
     const changed = out.outcome !== "unchanged";

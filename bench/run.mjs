@@ -228,6 +228,56 @@ for (const [label, messages] of sessions) {
   row("the pi Agent hook, called directly (push one turn + hook)", `flatness: ${SIZES.at(-1).toLocaleString("en-US")} vs ${SIZES[0].toLocaleString("en-US")} msgs`, perCall[SIZES.at(-1)], perCall[SIZES[0]], `the hook at ${SIZES[0].toLocaleString("en-US")} msgs`, "≤ 1.5×");
 }
 
+// ---------------------------------------------------------------- the AI SDK's prepareStep
+// createPrepareStep (delegate-context/ai) as the SDK calls it: before every step with the
+// messages so far (the last step's response appended). Each round, for each size: a fresh
+// prepareStep over a copy of the history as ModelMessages (loaded by an untimed step 0 and
+// a few warm-up steps), then timed steps with one turn (an assistant and its tool message)
+// appended before each. Below the threshold: its own per-step cost. Beside it, the SDK's
+// own recipe's per-step cost (`JSON.stringify(messages).length / 4` of the whole history).
+if (!PKG) {
+  const ai = await import(resolve(root, "pkg/ai/index.mjs"));
+  const STEPS = 50;
+  const AI_SIZES = [100, 1_000, 10_000];
+  const piTurns = turnsOf(large);
+  const turns = piTurns.map((t) => ai.toModelMessages(t));
+  const step = { usage: { inputTokens: 1000, inputTokenDetails: {}, outputTokens: 50, outputTokenDetails: {}, totalTokens: 1050 }, finishReason: "tool-calls", rawFinishReason: "tool_use" };
+  const bases = AI_SIZES.map((n) => [n, ai.toModelMessages(generated(large, n))]);
+  const times = Object.fromEntries(AI_SIZES.map((n) => [n, []]));
+  const recipe = Object.fromEntries(AI_SIZES.map((n) => [n, []]));
+  for (let round = 0; round < 7; round++) {
+    for (const [n, base] of bases) {
+      const messages = base.slice();
+      const prepareStep = ai.createPrepareStep({ window: { contextWindow: 50_000_000, maxTokens: 8192 }, summarize: async () => "s" });
+      const call = async (stepNumber) => prepareStep({ messages, steps: stepNumber ? [step] : [], stepNumber, model: "mock/m", instructions: "You are a delegate." });
+      await call(0);
+      for (let k = 0; k < 5; k++) {
+        messages.push(...turns[k % turns.length]);
+        await call(k + 1);
+      }
+      globalThis.gc?.({ type: "minor" });
+      let t0 = performance.now();
+      for (let k = 0; k < STEPS; k++) {
+        messages.push(...turns[k % turns.length]);
+        if ((await call(k + 6)).messages !== undefined) throw new Error("prepareStep changed a context below its threshold");
+      }
+      times[n].push(((performance.now() - t0) * 1000) / STEPS);
+      prepareStep.free();
+      t0 = performance.now();
+      for (let k = 0; k < 5; k++) if (JSON.stringify(messages).length / 4 < 0) throw new Error();
+      recipe[n].push(((performance.now() - t0) * 1000) / 5);
+    }
+  }
+  const med = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
+  let k = 0;
+  const stringify = median(() => JSON.stringify(turns[k++ % turns.length]), { samples: 7, minMs: 15 });
+  for (const n of AI_SIZES) {
+    row("AI SDK prepareStep (one step appended + boundary)", `${n.toLocaleString("en-US")} ModelMessages`, med(times[n]), stringify, "JSON.stringify(the step's new messages)", "≤ 3×");
+    row("AI SDK prepareStep (one step appended + boundary)", `${n.toLocaleString("en-US")} ModelMessages: the SDK's recipe (JSON/4 of the history)`, med(recipe[n]), med(times[n]), "createPrepareStep");
+  }
+  row("AI SDK prepareStep (one step appended + boundary)", `flatness: ${AI_SIZES.at(-1).toLocaleString("en-US")} vs ${AI_SIZES[0].toLocaleString("en-US")} msgs`, med(times[AI_SIZES.at(-1)]), med(times[AI_SIZES[0]]), `the step at ${AI_SIZES[0].toLocaleString("en-US")} msgs`, "≤ 1.5×");
+}
+
 // ---------------------------------------------------------------- the hook inside a real Agent
 {
   const { Agent, convertToLlm } = pi;

@@ -19,6 +19,8 @@ use crate::compaction::prepare::{self, CompactionSettings};
 use crate::compaction::request::serialize_facts;
 use crate::compaction::run::{Holder, Lock};
 use crate::compaction::tally::RunTally;
+use crate::compaction::turn::TurnAction;
+use crate::compaction::Next;
 use crate::compaction::turn::SummaryAnswer;
 
 /// One delegate's context, kept in wasm memory between turns (ADR 0299 clauses 3–5).
@@ -246,6 +248,31 @@ impl DelegateContextHandle {
     ) -> Result<JsValue, JsValue> {
         let config = throw(read_config(&config, "config"))?;
         prepare(&config, &*self.state()?)
+    }
+
+    /// The boundary when nothing needs to change, decided at once from running state: below
+    /// the threshold it is counted in `run` and its outcome returned (its `messages` the
+    /// context's own range, `[0, length]`); otherwise `undefined` (call `runTurn`). A
+    /// per-step check that costs what is new, never the history.
+    #[wasm_bindgen(js_name = checkTurn, unchecked_return_type = "DelegateTurnOutcome | undefined")]
+    pub fn check_turn(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "TurnConfig")] config: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.check_idle()?;
+        let config = throw(read_config(&config, "config"))?;
+        let ctx = self.state()?;
+        let turn = throw(config.begin(ctx.core(), js_sys::Date::now()))?;
+        if turn.decision().action != TurnAction::Unchanged {
+            return Ok(JsValue::UNDEFINED);
+        }
+        match throw(turn.next(ctx.core()))? {
+            Next::Done(out) => {
+                state_mut_of(&self.tally, "DelegateContext")?.record(&out);
+                to_js(&out)
+            }
+            Next::Summarize(_) => Ok(JsValue::UNDEFINED),
+        }
     }
 
     /// The second half (as `completeDelegateTurn`) with the summary texts you obtained;

@@ -1,8 +1,10 @@
 // Issue 17 §7, issue 36 §1: the module a browser loads stays small. The shipped `.wasm`
-// (gzip -9, as scripts/build-pkg.sh prints it) must stay within 240 KB: issue 36's 210 KB
+// (gzip -9, as scripts/build-pkg.sh prints it) must stay within 255 KB: issue 36's 210 KB
 // held the crates that replaced our allocator, digits and writer (203,457 bytes on
 // 2026-12-05); issue 34's delegate run machine (src/run/, the DelegateRun and RowRecorder
-// classes) then added 31 KB (234,645), measured function by function with twiggy. The
+// classes) then added 31 KB (234,645), measured function by function with twiggy, and
+// issue 35's reading of the AI SDK's messages (src/ai_sdk.rs and its exports) 15 KB
+// (249,573). The
 // smaller profiles were measured and refused for speed (bench/profiles.sh: opt-level s
 // 215,482 bytes at ×1.19 the time, z 197,078 at ×1.51). A change that brings back a large
 // piece of the standard library (a `parse::<f64>()` brings `f64::from_str` and its tables;
@@ -19,7 +21,7 @@ import { resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import { root } from "./helpers.mjs";
 
-const SIZE_BUDGET = 240_000;
+const SIZE_BUDGET = 255_000;
 
 test("the shipped .wasm stays within its gzip budget", () => {
   for (const target of ["node", "web"]) {
