@@ -19,7 +19,7 @@
 //! - a message this library rendered (a summary, tagged in its `providerOptions`): the
 //!   summary record it was rendered from, so a later compaction finds its marks.
 //!
-//! What a message counts ([`chars_of`]): pi's rules where pi has them (text lengths; a
+//! What a message counts: pi's rules where pi has them (text lengths; a
 //! tool call's name plus `JSON.stringify(input)`; 4,800 per image), and for the parts pi
 //! does not know: a JSON output its `JSON.stringify` length, a text file its text, any
 //! other file 4,800 or what the adapter declares for its media type

@@ -19,9 +19,9 @@ use crate::compaction::prepare::{self, CompactionSettings};
 use crate::compaction::request::serialize_facts;
 use crate::compaction::run::{Holder, Lock};
 use crate::compaction::tally::RunTally;
+use crate::compaction::turn::SummaryAnswer;
 use crate::compaction::turn::TurnAction;
 use crate::compaction::Next;
-use crate::compaction::turn::SummaryAnswer;
 
 /// One delegate's context, kept in wasm memory between turns (ADR 0299 clauses 3–5).
 ///
