@@ -51,12 +51,6 @@ const runModel = (model: LanguageModel, window: ModelWindow): RunModel => {
 const SUMMARY_PREFIX = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
 const SUMMARY_SUFFIX = "\n</summary>";
 
-function blocksText(content: unknown, type = "text", key = "text"): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.filter((b) => b && b.type === type).map((b) => String(b[key] ?? "")).join("\n");
-}
-
 /**
  * The core's messages (a seed, a summary, a parent context rebuilt from rows) as the
  * SDK's: user and assistant text, reasoning, tool calls, tool results (consecutive ones in
@@ -65,11 +59,17 @@ function blocksText(content: unknown, type = "text", key = "text"): string {
  */
 export function toModelMessages(messages: readonly AgentMessage[]): ModelMessage[] {
   const out: ModelMessage[] = [];
+  const parts = (content: unknown): any[] =>
+    typeof content === "string" ? [{ type: "text", text: content }]
+      : (Array.isArray(content) ? content : []).flatMap((b: any): any[] =>
+        b?.type === "text" ? [{ type: "text", text: String(b.text ?? "") }]
+          : b?.type === "image" ? [{ type: "file", mediaType: String(b.mimeType ?? "image/png"), data: String(b.data ?? "") }]
+            : []);
   for (const m of messages) {
     const r = m as unknown as Record<string, any>;
     switch (r.role) {
       case "user":
-        out.push({ role: "user", content: [{ type: "text", text: blocksText(r.content) }] });
+        out.push({ role: "user", content: parts(r.content) });
         break;
       case "assistant": {
         const content: any[] = [];
@@ -82,9 +82,11 @@ export function toModelMessages(messages: readonly AgentMessage[]): ModelMessage
         break;
       }
       case "toolResult": {
-        const text = blocksText(r.content);
-        const part = { type: "tool-result" as const, toolCallId: r.toolCallId, toolName: r.toolName,
-          output: r.isError ? { type: "error-text" as const, value: text } : { type: "text" as const, value: text } };
+        const blocks = parts(r.content);
+        const only = blocks.length === 1 && blocks[0].type === "text" ? String(blocks[0].text) : undefined;
+        const output = only !== undefined ? { type: r.isError ? "error-text" : "text", value: only }
+          : { type: "content", value: blocks.map((b) => (b.type === "file" ? { type: "file", mediaType: b.mediaType, data: { type: "data", data: b.data } } : b)) };
+        const part = { type: "tool-result" as const, toolCallId: String(r.toolCallId), toolName: String(r.toolName), output } as any;
         const last = out.at(-1);
         if (last && last.role === "tool") last.content.push(part);
         else out.push({ role: "tool", content: [part] });
