@@ -114,6 +114,10 @@ const handleText: string = handle.serializeConversation(0, 2);
 const handleTurn = handle.prepareTurn(turn);
 const handleOut: DelegateTurnOutcome = handle.completeTurn({ ...turn, answer: { error: "down" } });
 const handleRun: Promise<DelegateTurnOutcome> = handle.runTurn({ ...turn, summarize: () => "s" });
+const checked: DelegateTurnOutcome | undefined = handle.checkTurn(turn);
+const handleTally: boolean | undefined = handle.run.contextDegraded;
+handle.run = { boundaries: 2, contextDegraded: true };
+const pushedSdk: number = handle.pushModelMessages([{ role: "user", content: "hi" }], [{ finishReason: "tool-calls", usage: { inputTokens: 3 } }, null], { fileTools: { read: ["readFile"] }, fileChars: { "application/pdf": 4000 } });
 handle.free();
 
 const registry = DelegationRegistry.fromTranscript(rows);
@@ -233,6 +237,12 @@ const wrongSchema: number = resumeParameterSchema().description;
 new DelegateContext([{ role: "robot" }]);
 // @ts-expect-error push takes an array
 handle.push(piMessages[0]);
+// @ts-expect-error checkTurn needs a budget
+handle.checkTurn({ modelId: "m" });
+// @ts-expect-error the file tools are names
+handle.pushModelMessages([], [], { fileTools: { read: "readFile" } });
+// @ts-expect-error the run's counts are counts
+handle.run = { boundaries: "two" };
 // @ts-expect-error sync answers one of two words
 const wrongSync: boolean = handle.sync(piMessages);
 // @ts-expect-error the handle's turn needs a budget
@@ -314,5 +324,5 @@ export {
   handleTurn, handleOut, handleRun, settled, status, info, listed, convo, skips, replayed, reads, seeded, binding, onError, browser,
   wrongEstimate, wrongVersion, wrongDeny, wrongSchema, wrongSync, wrongHeld, wrongPrompt, wrongSkips, wrongReads, wrongCode,
   forParentCode, missing, notUnknown, oldOmitted, klassCode, agentKey, written, settleRow, refusedRow, stepKinds, events, finished,
-  runCode, recorded, wrongFinished, wrongNext, wrongRecorded,
+  runCode, recorded, wrongFinished, wrongNext, wrongRecorded, checked, handleTally, pushedSdk,
 };
