@@ -36,6 +36,7 @@ use crate::decode::decode_struct;
 use crate::error::{Error, Result};
 use crate::facts::{FileOpKind, MessageFacts};
 use crate::js_text::{json_stringify, json_stringify_len, new_map, utf16_len};
+use crate::role::Role;
 use crate::text_build::Owned;
 
 /// The `providerOptions` key under which a summary the adapter rendered carries the
@@ -580,7 +581,9 @@ fn assistant(
 }
 
 /// The facts of one projected message, counted by this module (`chars`; `None`: as the
-/// core reads it, for a record this library wrote) with its file operations.
+/// core reads it, for a record this library wrote) with its file operations. A message
+/// this module wrote is well formed by construction: its facts are read from the value
+/// itself, not from its text again.
 fn finish(
     message: Value,
     source: usize,
@@ -589,18 +592,62 @@ fn finish(
     at: &str,
 ) -> Result<Projected> {
     let text = json_stringify(&message);
-    let mut facts = MessageFacts::from_json(&text, at)?;
-    if let Some(chars) = chars {
-        facts.tokens = chars.div_ceil(4) as u64;
-        facts.file_ops = ops;
-    }
+    let Some(chars) = chars else {
+        let facts = MessageFacts::from_json(&text, at)?;
+        return Ok(Projected { source, facts });
+    };
+    let role = match get_str(&message, "role") {
+        Some("user") => Role::User,
+        Some("assistant") => Role::Assistant,
+        Some("toolResult") => Role::ToolResult,
+        _ => Role::Custom,
+    };
+    let blocks = message
+        .get("content")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    let tool_call_ids: Vec<Box<str>> = blocks
+        .iter()
+        .filter(|b| get_str(b, "type") == Some("toolCall"))
+        .map(|b| get_str(b, "id").unwrap_or("").into())
+        .collect();
+    let blank = |b: &Value, key: &str| get_str(b, key).is_none_or(crate::js_whitespace::is_blank);
+    let empty_assistant = role == Role::Assistant
+        && tool_call_ids.is_empty()
+        && blocks.iter().all(|b| match get_str(b, "type") {
+            Some("text") => blank(b, "text"),
+            Some("thinking") => blank(b, "thinking"),
+            _ => true,
+        });
+    let usage_tokens = message.get("usage").map(|u| {
+        let n = |k: &str| u.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+        let total = n("totalTokens");
+        if total != 0.0 {
+            total
+        } else {
+            n("input") + n("output") + n("cacheRead") + n("cacheWrite")
+        }
+    });
+    let facts = MessageFacts {
+        role,
+        tokens: chars.div_ceil(4) as u64,
+        usage_tokens,
+        stop_reason: get_str(&message, "stopReason").map(crate::stop_reason::StopReason::parse),
+        tool_call_ids,
+        answers: get_str(&message, "toolCallId")
+            .filter(|_| role == Role::ToolResult)
+            .map(Into::into),
+        empty_assistant,
+        file_ops: ops,
+        summary: None,
+        raw: crate::facts::RawText::whole(text),
+    };
     Ok(Projected { source, facts })
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::role::Role;
+
     use serde_json::json;
 
     fn one(m: Value, options: &ProjectOptions) -> Vec<Projected> {

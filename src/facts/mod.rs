@@ -83,6 +83,16 @@ pub struct RawText {
 }
 
 impl RawText {
+    /// A message's own JSON text, whole (a message written apart from others).
+    pub fn whole(text: String) -> RawText {
+        let end = u32::try_from(text.len()).unwrap_or(u32::MAX);
+        RawText {
+            text: std::rc::Rc::from(text),
+            start: 0,
+            end,
+        }
+    }
+
     /// The text.
     #[inline(never)]
     pub fn as_str(&self) -> &str {
