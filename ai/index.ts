@@ -19,7 +19,7 @@ import {
 } from "ai";
 import * as dc from "delegate-context";
 import type {
-  AgentMessage, DelegateTurnReport, DelegationRegistry, FileTools, RequestEndedInput, RetryPolicy, RunEvent,
+  AgentMessage, DelegateTurnOutcome, DelegateTurnReport, DelegationRegistry, FileTools, RequestEndedInput, RetryPolicy, RunEvent,
   RunModel, RunNext, RunResult, RunStep, RunTally, StepInfo, SummaryRequest, UiMessage,
 } from "delegate-context";
 
@@ -212,13 +212,14 @@ export function createPrepareStep<TOOLS extends ToolSet>(options: PrepareStepOpt
     overhead = { key: o.instructions, tokens: overheadTokens };
     const config = { budget, modelId, options: { overheadTokens } };
     // below the threshold, decided at once from running state (no summary, nothing to apply)
-    const out = ctx.checkTurn(config) ?? await ctx.runTurn({
+    // checkTurn's outcome has no `messages`: the context is o.messages as they are
+    const out: Omit<DelegateTurnOutcome, "messages"> & { messages?: unknown[] } = ctx.checkTurn(config) ?? await ctx.runTurn({
       ...config, signal: options.signal,
       summarize: (request, signal) => summarize(request, signal, { model: o.model, modelId }),
     });
-    const changed = out.outcome !== "unchanged";
+    const changed = out.messages !== undefined && out.outcome !== "unchanged";
     const messages = changed
-      ? (out.messages as unknown[]).map((m) => ((m as AgentMessage).role === "compactionSummary" ? toModelMessages([m as AgentMessage])[0]! : (m as ModelMessage)))
+      ? out.messages!.map((m) => ((m as AgentMessage).role === "compactionSummary" ? toModelMessages([m as AgentMessage])[0]! : (m as ModelMessage)))
       : o.messages;
     if (options.onBoundary) {
       const { messages: _, contextCompactions: __, contextDegraded: ___, ...figures } = out;

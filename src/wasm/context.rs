@@ -6,6 +6,7 @@
 use std::cell::{Ref, RefCell, RefMut};
 use std::rc::Rc;
 
+use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{
@@ -251,10 +252,13 @@ impl DelegateContextHandle {
     }
 
     /// The boundary when nothing needs to change, decided at once from running state: below
-    /// the threshold it is counted in `run` and its outcome returned (its `messages` the
-    /// context's own range, `[0, length]`); otherwise `undefined` (call `runTurn`). A
-    /// per-step check that costs what is new, never the history.
-    #[wasm_bindgen(js_name = checkTurn, unchecked_return_type = "DelegateTurnOutcome | undefined")]
+    /// the threshold it is counted in `run` and its outcome returned without `messages`
+    /// (the context is your messages as they are); otherwise `undefined` (call `runTurn`).
+    /// A per-step check that costs what is new, never the history.
+    #[wasm_bindgen(
+        js_name = checkTurn,
+        unchecked_return_type = "Omit<DelegateTurnOutcome, \"messages\"> | undefined"
+    )]
     pub fn check_turn(
         &self,
         #[wasm_bindgen(unchecked_param_type = "TurnConfig")] config: JsValue,
@@ -269,7 +273,13 @@ impl DelegateContextHandle {
         match throw(turn.next(ctx.core()))? {
             Next::Done(out) => {
                 state_mut_of(&self.tally, "DelegateContext")?.record(&out);
-                to_js(&out)
+                let js = to_js(&out)?;
+                // the context's own range (a run over every message): the caller holds them
+                Reflect::delete_property(
+                    js.unchecked_ref::<js_sys::Object>(),
+                    &JsValue::from_str("messages"),
+                )?;
+                Ok(js)
             }
             Next::Summarize(_) => Ok(JsValue::UNDEFINED),
         }

@@ -371,3 +371,38 @@ test("one boundary at a time: a runTurn holds its context from the call on, the 
   settle("## Goal\nread");
   assert.ok(await first);
 });
+
+test("checkTurn: below the threshold the boundary is decided at once and counted, at or above it is left to runTurn", async () => {
+  const ctx = new dc.DelegateContext(session(2));
+  const out = ctx.checkTurn({ budget, modelId: MODEL });
+  assert.equal(out.outcome, "unchanged");
+  assert.ok(!("messages" in out), "the context is the caller's messages as they are");
+  assert.ok(out.tokensBefore > 0 && out.tokensBefore < budget.hardLimit && out.tokensAfter === out.tokensBefore);
+  assert.equal(ctx.run.boundaries, 1);
+  // the same figures a full boundary would give
+  const full = await ctx.runTurn({ budget, modelId: MODEL, summarize: async () => assert.fail("nothing to summarise") });
+  assert.deepEqual({ ...full, messages: undefined }, { ...out, messages: undefined });
+  assert.equal(ctx.run.boundaries, 2);
+
+  const big = new dc.DelegateContext(session(8));
+  assert.equal(big.checkTurn({ budget, modelId: MODEL }), undefined);
+  assert.equal(big.run.boundaries ?? 0, 0, "a boundary left to runTurn is not counted twice");
+  const compacted = await big.runTurn({ budget, modelId: MODEL, summarize: async () => "## Goal\nread" });
+  assert.equal(compacted.outcome, "compacted");
+  assert.equal(big.run.boundaries, 1);
+
+  // a refused configuration names its path, and the handle keeps working
+  const err = expectCode(assert, () => ctx.checkTurn({ budget: { ...budget, hardLimit: "x" }, modelId: MODEL }), "INVALID_INPUT");
+  assert.match(err.path ?? err.message, /hardLimit/);
+  assert.equal(ctx.checkTurn({ budget, modelId: MODEL }).outcome, "unchanged");
+  // while a runTurn holds the context it is refused too
+  const held = new dc.DelegateContext(session(8));
+  let release;
+  const pending = held.runTurn({ budget, modelId: MODEL, summarize: () => new Promise((r) => { release = r; }) });
+  expectCode(assert, () => held.checkTurn({ budget, modelId: MODEL }), "INVALID_STATE");
+  await new Promise((r) => setTimeout(r, 10));
+  release("## Goal\nread");
+  assert.equal((await pending).outcome, "compacted");
+  assert.equal(held.checkTurn({ budget, modelId: MODEL }).outcome, "unchanged", "free again once it settled");
+  ctx.free(); big.free(); held.free();
+});

@@ -114,7 +114,7 @@ const handleText: string = handle.serializeConversation(0, 2);
 const handleTurn = handle.prepareTurn(turn);
 const handleOut: DelegateTurnOutcome = handle.completeTurn({ ...turn, answer: { error: "down" } });
 const handleRun: Promise<DelegateTurnOutcome> = handle.runTurn({ ...turn, summarize: () => "s" });
-const checked: DelegateTurnOutcome | undefined = handle.checkTurn(turn);
+const checked: Omit<DelegateTurnOutcome, "messages"> | undefined = handle.checkTurn(turn);
 const handleTally: boolean | undefined = handle.run.contextDegraded;
 handle.run = { boundaries: 2, contextDegraded: true };
 const pushedSdk: number = handle.pushModelMessages([{ role: "user", content: "hi" }], [{ finishReason: "tool-calls", usage: { inputTokens: 3 } }, null], { fileTools: { read: ["readFile"] }, fileChars: { "application/pdf": 4000 } });
@@ -239,6 +239,8 @@ new DelegateContext([{ role: "robot" }]);
 handle.push(piMessages[0]);
 // @ts-expect-error checkTurn needs a budget
 handle.checkTurn({ modelId: "m" });
+// @ts-expect-error checkTurn leaves your messages as they are: it returns none
+handle.checkTurn(turn)?.messages;
 // @ts-expect-error the file tools are names
 handle.pushModelMessages([], [], { fileTools: { read: "readFile" } });
 // @ts-expect-error the run's counts are counts
