@@ -12,11 +12,12 @@ use delegate_context::delegation::{IdSource, Registry};
 use delegate_context::facts::MessageFacts;
 use delegate_context::message::AgentMessage;
 use delegate_context::run::{
-    Answer, BoundaryReport, DelegateRun, Event, RequestEnd, ResultStatus, RetryPolicy, RunEvent,
-    RunModel, RunNext, RunResult, RunSetup, RunStep, RunTask, Thrown,
+    Answer, BoundaryReport, DelegateRun, Event, RequestEnd, ResultStatus, RetryPolicy, RunError,
+    RunEvent, RunModel, RunNext, RunResult, RunSetup, RunStep, RunTask, Thrown,
 };
 use delegate_context::stop_reason::StopReason;
 use delegate_context::transcript::UiMessage;
+use delegate_context::Error;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -879,4 +880,303 @@ proptest! {
         prop_assert!(!serde_json::to_string(&r.details).unwrap().contains("prompt is too long"));
         prop_assert_eq!(r.is_error, r.status != ResultStatus::Completed);
     }
+}
+
+// ---------------------------------------------------------------- rules the runs above leave open
+//
+// Each table below states a rule that a mutant of src/run/ broke without failing a test
+// above (scripts/mutants.sh, 2026-12-05).
+
+/// The step that answers `failure`, the first request of a run on `models` whose boundary
+/// carried `tokens`.
+fn after_failure(models: Vec<RunModel>, tokens: u64, failure: &str) -> RunStep {
+    let mut d = Driven::start(&setup(task("Read."), models), None);
+    d.on(boundary(tokens, RunTally::default()));
+    d.on(ended(failed(failure))).clone()
+}
+
+#[test]
+fn the_retry_policy_defaults_and_its_waits() {
+    let default = RetryPolicy {
+        max_retries: 2,
+        base_delay_ms: 1000.0,
+        max_delay_ms: 30_000.0,
+    };
+    assert_eq!(RetryPolicy::default(), default);
+    let decoded: RetryPolicy = delegate_context::decode::decode_at(json!({}), "retry").unwrap();
+    assert_eq!(decoded, default);
+    // (policy, retry number, the provider's wait) → the wait, or None: no retry
+    let capped = RetryPolicy {
+        base_delay_ms: 20_000.0,
+        ..default.clone()
+    };
+    let cases: [(&RetryPolicy, u32, Option<f64>, Option<f64>); 9] = [
+        (&default, 0, None, Some(1000.0)),
+        (&default, 1, None, Some(2000.0)),
+        (&default, 2, None, None),
+        (&default, 0, Some(1500.0), Some(1500.0)),
+        (&default, 1, Some(0.0), Some(0.0)),
+        // exactly the longest wait is waited for; longer is not
+        (&default, 0, Some(30_000.0), Some(30_000.0)),
+        (&default, 0, Some(30_000.5), None),
+        // the backoff is capped at the longest wait
+        (&capped, 1, None, Some(30_000.0)),
+        (&capped, 0, None, Some(20_000.0)),
+    ];
+    for (policy, retry, asked, want) in cases {
+        assert_eq!(
+            policy.delay(retry, asked),
+            want,
+            "{policy:?} retry {retry} asked {asked:?}"
+        );
+    }
+    // a run given no policy retries by the defaults: 1 s, 2 s, then the next model
+    let mut s = setup(
+        task("Read."),
+        vec![
+            model("small-8k", 8192.0, 1024.0),
+            model("medium-32k", 32000.0, 8000.0),
+        ],
+    );
+    s.retry = None;
+    let mut d = Driven::start(&s, None);
+    d.on(boundary(100, RunTally::default()));
+    assert_eq!(
+        d.on(ended(failed("503 overloaded"))).next,
+        RunNext::Wait { ms: 1000.0 }
+    );
+    d.on(Event::Waited);
+    assert_eq!(
+        d.on(ended(failed("503 overloaded"))).next,
+        RunNext::Wait { ms: 2000.0 }
+    );
+    d.on(Event::Waited);
+    assert!(matches!(
+        d.on(ended(failed("503 overloaded"))).next,
+        RunNext::Request { ref model_id, .. } if model_id == "local/medium-32k"
+    ));
+}
+
+#[test]
+fn bad_retry_and_overhead_numbers_are_refused_before_a_run_starts() {
+    let retry = |base: f64, max: f64| RetryPolicy {
+        max_retries: 2,
+        base_delay_ms: base,
+        max_delay_ms: max,
+    };
+    // (retry, overheadTokens) → the path refused, or None: the run starts
+    let cases: [(RetryPolicy, f64, Option<&str>); 10] = [
+        (retry(0.0, 0.0), 0.0, None),
+        (retry(1000.0, 30_000.0), 250.5, None),
+        (
+            retry(f64::NAN, 30_000.0),
+            0.0,
+            Some("options.retry.baseDelayMs"),
+        ),
+        (
+            retry(-1.0, 30_000.0),
+            0.0,
+            Some("options.retry.baseDelayMs"),
+        ),
+        (
+            retry(f64::INFINITY, 30_000.0),
+            0.0,
+            Some("options.retry.baseDelayMs"),
+        ),
+        (
+            retry(1000.0, f64::NAN),
+            0.0,
+            Some("options.retry.maxDelayMs"),
+        ),
+        (retry(1000.0, -0.5), 0.0, Some("options.retry.maxDelayMs")),
+        (
+            retry(1000.0, 30_000.0),
+            f64::NAN,
+            Some("options.overheadTokens"),
+        ),
+        (
+            retry(1000.0, 30_000.0),
+            -1.0,
+            Some("options.overheadTokens"),
+        ),
+        (
+            retry(1000.0, 30_000.0),
+            f64::INFINITY,
+            Some("options.overheadTokens"),
+        ),
+    ];
+    for (policy, overhead, want) in cases {
+        let mut s = setup(task("Read."), models());
+        s.retry = Some(policy.clone());
+        s.overhead_tokens = overhead;
+        let mut reg = Registry::with_id_source(ids());
+        let got = DelegateRun::start(&mut reg, &s, None, 1_000.0);
+        match (got, want) {
+            (Ok((_, step)), None) => assert!(
+                matches!(step.next, RunNext::Request { .. }),
+                "{policy:?} {overhead}: {step:?}"
+            ),
+            (Err(Error::InvalidInput { path, .. }), Some(want)) => {
+                assert_eq!(path, want, "{policy:?} {overhead}");
+                assert_eq!(reg.chain_count(), 0, "nothing started");
+            }
+            (got, want) => panic!("{policy:?} {overhead}: {got:?}, want {want:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_boundary_report_gives_the_runs_counts_and_the_size_sent_next() {
+    let report = json!({ "outcome": "compacted", "tokensAfter": 2500.7,
+        "run": { "boundaries": 3, "contextCompactions": 1, "contextDegraded": true, "droppedMessages": 4, "droppedTokens": 800 } });
+    let r = BoundaryReport::from_value(report.clone()).unwrap();
+    assert_eq!(
+        r.run,
+        RunTally {
+            boundaries: 3,
+            context_compactions: 1,
+            context_degraded: true,
+            dropped_messages: 4,
+            dropped_tokens: 800,
+        }
+    );
+    assert_eq!(r.tokens_after, 2501, "a size in tokens rounds up");
+    assert_eq!(r.report, report);
+    // without them: no counts yet, nothing carried
+    let bare = BoundaryReport::from_value(json!({ "outcome": "unchanged" })).unwrap();
+    assert_eq!((bare.run, bare.tokens_after), (RunTally::default(), 0));
+    let e = BoundaryReport::from_value(json!({ "run": { "boundaries": "three" } })).unwrap_err();
+    assert_eq!(e.code(), "INVALID_INPUT");
+    // the run keeps the last report's counts (what the next request's hook continues)
+    let mut d = Driven::start(&setup(task("Read."), models()), None);
+    d.on(Event::Boundary(r.clone()));
+    assert_eq!(d.run.tally(), &r.run);
+}
+
+#[test]
+fn what_ended_a_run_is_in_its_error_with_the_parents_text() {
+    // an overflow: the model, the size the provider stated
+    let mut d = Driven::start(
+        &setup(task("Read."), vec![model("small-8k", 8192.0, 1024.0)]),
+        None,
+    );
+    d.on(boundary(1000, RunTally::default()));
+    d.on(ended(failed(
+        "prompt is too long: 8871 tokens > 8192 maximum",
+    )));
+    let r = d.result();
+    assert_eq!(
+        r.error,
+        Some(RunError {
+            code: "SUBAGENT_CONTEXT_OVERFLOW".into(),
+            message: r.content.clone(),
+            model_id: Some("local/small-8k".into()),
+            tokens: Some(8871),
+            hard_limit: None,
+        })
+    );
+    // the other ends: the code, and the text the parent receives
+    let ends: [(&str, Event, &str); 4] = [
+        ("abort", Event::Abort, "ABORTED"),
+        (
+            "a provider failure",
+            ended(failed("401 invalid api key")),
+            "PROVIDER_ERROR",
+        ),
+        (
+            "a failed write",
+            Event::WriteFailed("EIO".into()),
+            "WRITE_FAILED",
+        ),
+        (
+            "a crash",
+            Event::Crash(Thrown {
+                message: "tool exploded".into(),
+                ..Thrown::default()
+            }),
+            "INTERNAL",
+        ),
+    ];
+    for (what, event, code) in ends {
+        let mut d = Driven::start(
+            &setup(task("Read."), vec![model("small-8k", 8192.0, 1024.0)]),
+            None,
+        );
+        d.on(boundary(100, RunTally::default()));
+        if matches!(d.on(event).next, RunNext::Stop) {
+            d.on(ended(answer("late")));
+        }
+        let r = d.result();
+        let e = r
+            .error
+            .clone()
+            .unwrap_or_else(|| panic!("{what}: no error"));
+        assert_eq!(
+            (e.code.as_str(), e.message.as_str()),
+            (code, r.content.as_str()),
+            "{what}"
+        );
+        assert_eq!(r.code.as_deref(), Some(code), "{what}");
+    }
+}
+
+#[test]
+fn a_resume_continues_on_its_chains_model_and_sizes_its_seed_with_the_brief() {
+    // the first run on medium-32k (Task.model); the resume names no model
+    let mut t = task("Survey the modules.");
+    t.model = Some("local/medium-32k".into());
+    let mut first = Driven::start(&setup(t, models()), None);
+    first.read_turn(1, 500);
+    first.on(ended(answer("Money flows billing → tax.")));
+    let r1 = first.result();
+    let brief = "Can legacyRound go?";
+    let mut t = task(brief);
+    t.resume = r1.delegation_id.clone();
+    let mut s = setup(t, models());
+    s.task.tool_call_id = "task_2".into();
+    s.overhead_tokens = 100.2;
+    let (_, step) = DelegateRun::start(&mut first.reg, &s, Some(&r1.rows), 5_000.0).unwrap();
+    match &step.next {
+        RunNext::Request { model_id, .. } => assert_eq!(model_id, "local/medium-32k"),
+        other => panic!("{other:?}"),
+    }
+    // the seed is sized with the request's overhead and the new brief it is sent with
+    let seed = step
+        .events
+        .iter()
+        .find_map(|e| match e {
+            RunEvent::Seed { seed } => Some(seed.clone()),
+            _ => None,
+        })
+        .expect("a seed event");
+    let brief_tokens =
+        delegate_context::tokens::estimate_tokens(&AgentMessage::user_text(brief, Some(5_000.0)));
+    assert!(brief_tokens > 0);
+    assert_eq!(seed.overhead_tokens, 101 + brief_tokens);
+    assert_eq!(seed.hard_limit, 16_000, "medium-32k's");
+    // the run's rows carry its Task call and its agent (by the registry's name for it)
+    for row in &step.rows[1..] {
+        assert_eq!(
+            row.parent_tool_call_id.as_deref(),
+            Some("task_2"),
+            "{}",
+            row.id
+        );
+        assert_eq!(row.agent_name.as_deref(), Some("explorer"), "{}", row.id);
+    }
+}
+
+#[test]
+fn a_fallback_must_hold_the_carried_context_below_its_hard_limit() {
+    // small-8k fails at once (401); tiny-4k's hardLimit is 2,048
+    let next = |tokens: u64| match after_failure(models(), tokens, "401 unauthorized").next {
+        RunNext::Request { model_id, .. } => model_id,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(next(2047), "local/tiny-4k");
+    assert_eq!(
+        next(2048),
+        "local/medium-32k",
+        "at the limit it does not fit"
+    );
 }

@@ -499,7 +499,7 @@ enum Ending {
         report: String,
     },
     Aborted,
-    /// A coded error (its code: one of this library's, or `INTERNAL`).
+    /// A coded error (its code: one of this library's; none: `INTERNAL`).
     Coded(Thrown),
     Provider(ProviderFailure),
     Threw {
@@ -837,13 +837,10 @@ impl DelegateRun {
             },
             Event::Abort => self.stop_for(registry, Ending::Aborted, now),
             Event::Crash(thrown) => {
+                // an uncoded throw ends as INTERNAL: `finish` names a code-less `Coded` so
                 let ending = match thrown.code.as_deref() {
                     Some(request::ABORTED) => Ending::Aborted,
-                    Some(_) => Ending::Coded(thrown),
-                    None => Ending::Coded(Thrown {
-                        code: Some(INTERNAL.owned()),
-                        ..thrown
-                    }),
+                    _ => Ending::Coded(thrown),
                 };
                 self.finish(registry, ending, now)
             }

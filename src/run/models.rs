@@ -269,6 +269,33 @@ mod tests {
     }
 
     #[test]
+    fn a_choice_resolves_after_its_numbers_are_checked() {
+        let choice = ModelChoice {
+            model: Some("b/big".into()),
+            models: vec![m("a", "small"), m("b", "big")],
+            session_model: Some(m("s", "session")),
+        };
+        assert_eq!(keys(&choice.resolve().unwrap()), ["b/big", "a/small"]);
+        let session_only = ModelChoice {
+            session_model: Some(m("s", "session")),
+            ..ModelChoice::default()
+        };
+        assert_eq!(keys(&session_only.resolve().unwrap()), ["s/session"]);
+        let path = |c: &ModelChoice| match c.resolve() {
+            Err(Error::InvalidInput { path, .. }) => path,
+            other => panic!("{other:?}"),
+        };
+        let mut bad = choice.clone();
+        bad.models[1].context_window = Some(-1.0);
+        assert_eq!(path(&bad), "input.models[1].contextWindow");
+        let mut bad = choice;
+        if let Some(s) = bad.session_model.as_mut() {
+            s.max_tokens = Some(f64::INFINITY);
+        }
+        assert_eq!(path(&bad), "input.sessionModel[0].maxTokens");
+    }
+
+    #[test]
     fn bad_numbers_are_named_by_path() {
         let mut bad = m("a", "x");
         bad.max_tokens = Some(f64::NAN);

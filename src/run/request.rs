@@ -421,9 +421,17 @@ mod tests {
             ("This model's maximum context length is 8192 tokens. However, you requested 9500 tokens (9000 in the messages, 500 in the completion).", Some(9500)),
             ("The input token count (210000) exceeds the maximum number of tokens allowed (200000).", Some(210_000)),
             ("input length and `max_tokens` exceed context limit: 150000 + 64000 > 200000, decrease input length", Some(150_000)),
+            ("The input token count of 210000 exceeds the maximum.", Some(210_000)),
+            ("the request is 9000 tokens is greater than the 8192 allowed", Some(9000)),
             ("Your input exceeds the context window of this model.", None),
             ("429 rate limit exceeded", None),
             ("", None),
+            // a number at the end, a number in parentheses, a sum without "limit:"
+            ("the context window of this model is 8192", None),
+            ("request (id 42) was rejected", None),
+            ("input and output: 100 + 50 > 120", None),
+            // a number too large to read is no size, and its digits are not read as a smaller one
+            ("99999999999999999999999 tokens > 8192 maximum", None),
         ];
         for (text, want) in cases {
             assert_eq!(stated_prompt_tokens(text), want, "{text}");
@@ -442,9 +450,28 @@ mod tests {
             ("retry-after: 3", Some(3000.0)),
             ("overloaded, retry later", None),
             ("429 rate limit exceeded", None),
+            ("please retry after a short wait", None),
         ];
         for (text, want) in cases {
             assert_eq!(stated_retry_after_ms(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_number_is_digits_with_separators_between_digits() {
+        let cases: [(&str, Option<(u64, &str)>); 7] = [
+            ("8871 tokens", Some((8871, " tokens"))),
+            ("130,000 tokens", Some((130_000, " tokens"))),
+            ("1_000_", Some((1000, "_"))),
+            // a separator that no digit follows, or that no digit precedes, is not the number's
+            ("8192, 9000", Some((8192, ", 9000"))),
+            (",5", None),
+            ("x1", None),
+            ("99999999999999999999999", None),
+        ];
+        for (text, want) in cases {
+            let got = leading_number(text.as_bytes());
+            assert_eq!(got, want.map(|(n, rest)| (n, rest.as_bytes())), "{text}");
         }
     }
 
@@ -502,6 +529,60 @@ mod tests {
                 stated_tokens: None,
                 retry_after_ms: Some(2000.0),
             })
+        );
+        // the wait the adapter read (a Retry-After header) wins over the words; one that
+        // is not a finite number >= 0 is no wait
+        for (ms, want) in [
+            (Some(3000.0), Some(3000.0)),
+            (Some(0.0), Some(0.0)),
+            (Some(-1.0), Some(2000.0)),
+            (Some(f64::INFINITY), Some(2000.0)),
+            (Some(f64::NAN), Some(2000.0)),
+        ] {
+            let mut a = answer(
+                json!({ "role": "assistant", "content": [], "stopReason": "error", "errorMessage": "429 rate limit exceeded, try again in 2s" }),
+            );
+            a.retry_after_ms = ms;
+            match verdict(&end(a), None) {
+                Verdict::Provider(f) => assert_eq!(f.retry_after_ms, want, "{ms:?}"),
+                other => panic!("{other:?}"),
+            }
+        }
+        // the HTTP status the adapter knows decides: a 503 is retried whatever its words,
+        // a 413 is an overflow
+        let mut by_status = answer(
+            json!({ "role": "assistant", "content": [], "stopReason": "error", "errorMessage": "upstream said no" }),
+        );
+        assert!(matches!(
+            verdict(&end(by_status.clone()), None),
+            Verdict::Provider(ProviderFailure {
+                retriable: false,
+                overflow: false,
+                ..
+            })
+        ));
+        by_status.status = Some(503.0);
+        assert!(matches!(
+            verdict(&end(by_status.clone()), None),
+            Verdict::Provider(ProviderFailure {
+                retriable: true,
+                overflow: false,
+                ..
+            })
+        ));
+        by_status.status = Some(413.0);
+        assert!(matches!(
+            verdict(&end(by_status), None),
+            Verdict::Provider(ProviderFailure { overflow: true, .. })
+        ));
+        // pi's content as one string is the report too
+        let plain =
+            answer(json!({ "role": "assistant", "content": "plain text", "stopReason": "stop" }));
+        assert_eq!(
+            verdict(&end(plain), None),
+            Verdict::Completed {
+                report: "plain text".into()
+            }
         );
         let aborted =
             answer(json!({ "role": "assistant", "content": [], "stopReason": "aborted" }));
@@ -606,6 +687,25 @@ mod tests {
             ),
             Verdict::Threw {
                 message: "prompt is too long: 9000 tokens > 8192 maximum".into(),
+                overflow: true
+            }
+        );
+        // a thrown status decides as a failed answer's does: a 413 is an overflow
+        let mut status = thrown(None, "request rejected");
+        assert_eq!(
+            verdict(&status, None),
+            Verdict::Threw {
+                message: "request rejected".into(),
+                overflow: false
+            }
+        );
+        if let Some(t) = status.thrown.as_mut() {
+            t.status = Some(413.0);
+        }
+        assert_eq!(
+            verdict(&status, None),
+            Verdict::Threw {
+                message: "request rejected".into(),
                 overflow: true
             }
         );

@@ -107,6 +107,11 @@ mod tests {
         }
         assert_eq!(next_key(f64::NAN), d + 102.0);
         assert_eq!(next_key(-5.0), d + 103.0);
+        assert_eq!(next_key(f64::INFINITY), d + 104.0);
+        assert_eq!(next_key(f64::NEG_INFINITY), d + 105.0);
+        // a clock at 0 or before it gives no wall time either
+        assert_eq!(next_key(0.0), d + 106.0);
+        assert_eq!(next_key(-0.0), d + 107.0);
     }
 
     #[test]

@@ -134,6 +134,29 @@ mod tests {
     }
 
     #[test]
+    fn a_turn_is_read_from_its_own_assistant_on() {
+        // some providers number tool calls per turn: a later turn's call `c1` is that
+        // turn's, not the earlier call's with its result
+        let mut r = Recorder::new(RowOwner::delegate("t1", "explorer"), 0).unwrap();
+        let first = r.push(assistant("c1"), 10.0).unwrap();
+        r.push(result("c1"), 11.0).unwrap();
+        let again = facts(json!({ "role": "assistant", "content": [
+            { "type": "toolCall", "id": "c1", "name": "read", "arguments": { "path": "b.ts" } }
+        ], "api": "x", "provider": "p", "model": "m", "stopReason": "toolUse", "timestamp": 7,
+            "usage": { "input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2 } }));
+        let second = r.push(again, 12.0).unwrap();
+        assert_eq!(
+            second.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
+            ["t1:a2", "t1:c1"]
+        );
+        assert_eq!(second[1].tool_status.as_deref(), Some("running"));
+        let args = serde_json::to_string(&second[1]).unwrap();
+        assert!(args.contains("b.ts") && !args.contains("a.ts"), "{args}");
+        // a new turn's rows are ordered after the earlier turn's
+        assert!(second[1].order.unwrap() > first[1].order.unwrap());
+    }
+
+    #[test]
     fn a_recording_prefix_is_the_prefix_and_its_token() {
         assert_eq!(recording_prefix("s1", "k3j2"), "s1:k3j2");
         assert!(Recorder::new(RowOwner::default(), 0).is_err());
