@@ -21,9 +21,9 @@ use crate::error::{Error, Result};
 
 mod typed;
 
-pub(crate) use typed::invalid_type;
 pub(crate) use typed::{decode_enum, decode_struct};
 pub use typed::{flattened, read_struct, variant, Bad, Decode, Spec};
+pub(crate) use typed::{invalid_type, js_expected};
 
 /// Decode `value` into `T`, reporting `path` + the inner path of the bad value.
 pub fn decode_at<T: Decode>(value: Value, path: &str) -> Result<T> {
@@ -107,7 +107,8 @@ mod tests {
         }
     }
 
-    /// The paths serde_path_to_error named (the crate this module replaces).
+    /// The paths serde_path_to_error named (the crate this module replaces), the messages
+    /// in JavaScript's words.
     #[test]
     fn the_innermost_bad_value_is_named() {
         let rows = json!([{"id": "a"}, {"id": "b", "toolArgs": [1, "x"]}]);
@@ -115,10 +116,7 @@ mod tests {
         let nested = json!({"id": "a", "nested": {"id": 5}});
         assert_eq!(
             err_of::<Row>(nested),
-            (
-                "rows.nested.id".into(),
-                "invalid type: integer `5`, expected a string".into()
-            )
+            ("rows.nested.id".into(), "expected a string, got 5".into())
         );
         // a missing field: the object that lacks it
         assert_eq!(
@@ -129,19 +127,19 @@ mod tests {
         assert_eq!(err_of::<Row>(json!(3)).0, "rows");
         assert_eq!(
             err_of::<u32>(json!(1.5)).1,
-            "invalid type: floating point `1.5`, expected u32"
+            "expected an integer from 0 to 4294967295, got 1.5"
         );
         // a string is quoted as JSON.stringify quotes it (not Rust's `{:?}`)
         assert_eq!(
             err_of::<u32>(json!("a\"b\n\u{1}\u{200b}")).1,
-            "invalid type: string \"a\\\"b\\n\\u0001\u{200b}\", expected u32"
+            "expected an integer from 0 to 4294967295, got \"a\\\"b\\n\\u0001\u{200b}\""
         );
         // a struct read from an array: a field without a default is missing
         assert_eq!(
             err_of::<Row>(json!(["a"])),
             (
                 "rows".into(),
-                "invalid length 1, expected struct Row with 3 elements".into()
+                "expected an array of 3 items, got 1 item".into()
             )
         );
     }

@@ -6,6 +6,7 @@
 //! (`tests/decode_paths.rs` does the same for the types it names.)
 
 mod decode_reference;
+mod js_words;
 use decode_reference::same;
 
 use delegate_context::budget::BudgetModel;

@@ -4,6 +4,7 @@
 //! and both accept the same values.
 
 mod decode_reference;
+mod js_words;
 use decode_reference::same;
 
 use delegate_context::budget::ContextBudget;

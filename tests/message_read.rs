@@ -7,6 +7,8 @@
 //! `fromId`), decoded under `serde_path_to_error` (what the library used before).
 #![cfg(not(target_arch = "wasm32"))]
 
+mod js_words;
+
 use delegate_context::message::{AgentMessage, Usage};
 use delegate_context::Error;
 use proptest::prelude::*;
@@ -239,7 +241,7 @@ fn decode_inner<T: serde::de::DeserializeOwned>(v: &Value) -> Result<T, (String,
             p if p.starts_with('[') => p,
             p => format!(".{p}"),
         };
-        (inner, e.into_inner().to_string())
+        (inner, js_words::js_words(&e.into_inner().to_string()))
     })
 }
 

@@ -1,6 +1,6 @@
 //! The input types decoded without serde's derived visitors (issue 17 §7: one copy of
 //! those per type was most of the module's decoding bytes): [`Decode`] reads a parsed
-//! [`Value`] as the derive reads it, in serde's words, with small non-generic helpers.
+//! [`Value`] as the derive reads it (its messages in JavaScript's words), with small non-generic helpers.
 //!
 //! What the derive does, and [`read_struct`] with `decode_struct!` do the same: an object's
 //! entries are read in the object's order (the first bad value in the object is the one
@@ -9,8 +9,10 @@
 //! first missing required field in the struct's order is named. A struct without a
 //! flattened field is also read from an array, its fields in order (`invalid length`
 //! where a field without a default is missing, `fewer elements in array` for too many).
-//! A value of another kind is `invalid type: ..., expected struct Name`.
+//! A value of another kind is `expected an object, got ...`. Messages are in
+//! JavaScript's words ([`js_expected`]), the structure serde's.
 
+use crate::text_build::Append as _;
 use serde::de::{Error as _, Unexpected};
 use serde_json::{Map, Value};
 
@@ -24,9 +26,10 @@ pub trait Decode: Sized {
     fn decode(v: &Value) -> Result<Self, Bad>;
 }
 
-/// serde's message for a bad value, worded as serde_json words it, without serde_json's
-/// error type (issue 17 §7: its `Display` brought every serde_json error code's text and
-/// the I/O errors' texts into the module).
+/// The message for a bad value, in JavaScript's words (issue 36 §3: "expected a number,
+/// got true", not serde's "invalid type: boolean `true`, expected f64"), without
+/// serde_json's error type (issue 17 §7: its `Display` brought every serde_json error
+/// code's text and the I/O errors' texts into the module).
 #[derive(Debug)]
 pub(crate) struct Words(String);
 
@@ -39,53 +42,85 @@ impl std::fmt::Display for Words {
 impl std::error::Error for Words {}
 
 impl serde::de::Error for Words {
-    // (serde_json would read a trailing ` at line L column C` as a position: every
-    // message here ends in serde's expectation or a field's name, never in such text)
     #[inline(never)]
     fn custom<T: std::fmt::Display>(msg: T) -> Self {
         Words(msg.to_string())
     }
-    // serde_json's own wording of the two (`null`, not `unit value`; its float digits)
     #[inline(never)]
     fn invalid_type(unexp: Unexpected<'_>, exp: &dyn serde::de::Expected) -> Self {
-        Words::custom(format_args!(
-            "invalid type: {}, expected {exp}",
-            JsonUnexpected(unexp)
+        Words(format!(
+            "expected {}, got {}",
+            js_expected(&exp.to_string()),
+            JsUnexpected(unexp)
         ))
     }
     fn invalid_value(unexp: Unexpected<'_>, exp: &dyn serde::de::Expected) -> Self {
-        Words::custom(format_args!(
-            "invalid value: {}, expected {exp}",
-            JsonUnexpected(unexp)
+        Words::invalid_type(unexp, exp)
+    }
+    #[inline(never)]
+    fn invalid_length(len: usize, exp: &dyn serde::de::Expected) -> Self {
+        let exp = exp.to_string();
+        let s = if len == 1 { "" } else { "s" };
+        Words(format!("expected {}, got {len} item{s}", js_expected(&exp)))
+    }
+    #[inline(never)]
+    fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
+        let mut one_of = String::new();
+        for (i, name) in expected.iter().enumerate() {
+            one_of.append(if i == 0 { "" } else { ", " });
+            one_of.append(&crate::js_text::json_quote(name));
+        }
+        Words(format!(
+            "expected one of {one_of}, got {}",
+            crate::js_text::json_quote(variant)
         ))
     }
 }
 
-/// A wrong value as serde_json names it: `null` for unit, a float as JavaScript writes
-/// it (the one number text of every message: `1e+21`, `-1e-7`), the rest in serde's
-/// words (written here, not by serde's `Display` of `Unexpected`, whose float arm is
-/// Rust's float formatter: issue 17 §7).
-struct JsonUnexpected<'a>(Unexpected<'a>);
+/// What was expected, in JavaScript's words: serde's names of Rust types (`f64`, `u32`,
+/// `struct Row`, `a map`, `a sequence`) as a JavaScript value's kind. One table for every
+/// message (the typed decoder's, the message readers').
+#[inline(never)]
+pub(crate) fn js_expected(exp: &str) -> &str {
+    match exp {
+        "f64" => "a number",
+        "u64" | "usize" => "an integer >= 0",
+        "u32" => "an integer from 0 to 4294967295",
+        "a map" => "an object",
+        "a sequence" => "an array",
+        "string or map" => "a string or an object",
+        "map with a single key" => "an object with a single key",
+        "unit" => "null",
+        "a tuple of size 2" => "an array of 2 items",
+        "fewer elements in array" => "fewer items",
+        // `struct Row`: an object
+        _ if exp.starts_with("struct ") => "an object",
+        _ => exp,
+    }
+}
 
-impl std::fmt::Display for JsonUnexpected<'_> {
+/// A wrong value as JavaScript writes it: `null`, `true`, a number in the one number text
+/// of every message (`1e+21`, `-1e-7`), a string quoted as JSON; arrays and objects by
+/// kind (written here, not by serde's `Display` of `Unexpected`, whose float arm is
+/// Rust's float formatter: issue 17 §7).
+struct JsUnexpected<'a>(Unexpected<'a>);
+
+impl std::fmt::Display for JsUnexpected<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         use Unexpected as U;
         let plain = match self.0 {
             U::Unit => "null",
-            U::Float(x) => {
-                let text = crate::js_text::js_number_to_string(x);
-                return write!(f, "floating point `{text}`");
-            }
-            U::Bool(b) => return write!(f, "boolean `{b}`"),
-            U::Unsigned(i) => return write!(f, "integer `{i}`"),
-            U::Signed(i) => return write!(f, "integer `{i}`"),
-            U::Str(s) => return write!(f, "string {}", crate::js_text::json_quote(s)),
+            U::Float(x) => return f.write_str(&crate::js_text::js_number_to_string(x)),
+            U::Bool(b) => return write!(f, "{b}"),
+            U::Unsigned(i) => return write!(f, "{i}"),
+            U::Signed(i) => return write!(f, "{i}"),
+            U::Str(s) => return f.write_str(&crate::js_text::json_quote(s)),
             U::Other(other) => other,
-            U::Seq => "sequence",
-            U::Map => "map",
+            U::Seq => "an array",
+            U::Map => "an object",
             // (a JSON value is none of serde's other kinds: `super::unexpected` and this
             // module's readers never name one)
-            _ => "value",
+            _ => "a value",
         };
         f.write_str(plain)
     }
@@ -95,7 +130,7 @@ fn bad(e: Words) -> Bad {
     (String::new(), e.0)
 }
 
-/// serde's "invalid type" for `v` where `expected` was wanted.
+/// "expected ..., got ..." for `v` where `expected` (serde's name of the type) was wanted.
 #[inline(never)]
 pub(crate) fn invalid_type(v: &Value, expected: &str) -> Bad {
     bad(Words::invalid_type(super::unexpected(v), &expected))
@@ -407,8 +442,9 @@ impl<'v, 'x> Fields<'v, 'x> {
                     }
                     // a short array: the first field left without a default is missing
                     if let Some(j) = (*i..n).find(|&j| spec.defaulted.get(j) != Some(&true)) {
+                        // (serde: `struct Row with 3 elements`)
                         let s = if n == 1 { "" } else { "s" };
-                        let expected = format!("struct {} with {n} element{s}", spec.name);
+                        let expected = format!("an array of {n} item{s}");
                         return Err(invalid_length(j, &expected));
                     }
                     *i = n;

@@ -99,7 +99,7 @@ fn read_content(
             return Err(Error::invalid(
                 path,
                 format!(
-                    "data did not match any variant of untagged enum Content (expected a string or an array of blocks, got {})",
+                    "expected a string or an array of blocks, got {}",
                     other.describe()
                 ),
             ))
@@ -114,7 +114,7 @@ fn read_content(
     let untagged = |at: &Loc<'_>, i: usize, e: Error| match e {
         Error::InvalidInput { message, .. } => Error::invalid(
             at,
-            format!("data did not match any variant of untagged enum Content ([{i}]: {message})"),
+            format!("not a string or an array of blocks ([{i}]: {message})"),
         ),
         other => other,
     };

@@ -57,8 +57,8 @@ pub(super) fn not_json(path: &dyn std::fmt::Display, e: json_scan::ScanError) ->
     Error::invalid(path.to_string(), format!("not JSON data ({e})"))
 }
 
-/// serde's "invalid type" for a value of kind `got` at `path` where `expected` was wanted;
-/// `field` (when not empty) names the value in the message (`text: invalid type: ...`), as
+/// "expected ..., got ..." for a value of kind `got` at `path` where `expected` was wanted;
+/// `field` (when not empty) names the value in the message (`text: expected ...`), as
 /// the block decoder's messages do.
 #[inline(never)]
 pub(super) fn wrong_type(
@@ -71,7 +71,8 @@ pub(super) fn wrong_type(
     Error::invalid(
         path.to_string(),
         format!(
-            "{field}{sep}invalid type: {}, expected {expected}",
+            "{field}{sep}expected {}, got {}",
+            crate::decode::js_expected(expected),
             got.describe()
         ),
     )

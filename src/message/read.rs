@@ -56,7 +56,7 @@ enum Slot {
     Usage(Usage),
 }
 
-/// serde_json's "invalid type" message for `v` where `expected` was wanted.
+/// The "expected ..., got ..." message for `v` where `expected` was wanted.
 #[inline(never)]
 fn invalid_type(v: &Value, expected: &str) -> String {
     crate::decode::invalid_type(v, expected).1
@@ -111,10 +111,7 @@ fn blocks(items: Vec<Value>) -> Result<Vec<ContentBlock>, Bad> {
 }
 
 fn untagged<T>() -> Result<T, Bad> {
-    Err((
-        String::new(),
-        "data did not match any variant of untagged enum Content".owned(),
-    ))
+    Err((String::new(), "not a string or an array of blocks".owned()))
 }
 
 /// An object's fields, read in the object's order (see the module's documentation).

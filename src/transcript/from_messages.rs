@@ -475,7 +475,7 @@ mod tests {
             Err(Error::InvalidInput { path, message }) => {
                 assert_eq!(path, "input.messages[1].content");
                 assert!(
-                    message.contains("[0]: text: invalid type: a number, expected a string"),
+                    message.contains("[0]: text: expected a string, got a number"),
                     "{message}"
                 );
             }

@@ -1,6 +1,7 @@
 //! The reference both decoder tests compare with (`tests/decode_inputs.rs`,
 //! `tests/decode_paths.rs`): a type's derived `Deserialize` under `serde_path_to_error`,
-//! what the package used before its hand-written decoders (issue 17 §7).
+//! what the package used before its hand-written decoders (issue 17 §7), its messages
+//! in JavaScript's words (`tests/js_words`).
 
 use std::fmt::Debug;
 
@@ -21,7 +22,7 @@ pub fn reference<T: DeserializeOwned>(v: &Value) -> Result<T, (String, String)> 
         } else {
             format!("input.{inner}")
         };
-        (full, e.into_inner().to_string())
+        (full, crate::js_words::js_words(&e.into_inner().to_string()))
     })
 }
 

@@ -650,7 +650,7 @@ test("messagesToRows: the rows of a run, and a bad message named by its path in 
   assert.deepEqual(dc.messagesToRows({ ...owner, messages: messages.slice(1), start: 1, firstIndex: 1 }), rows.slice(2));
   const bad = [messages[0], { ...messages[2], content: [{ type: "text", text: 5 }] }];
   const e = expectCode(assert, () => dc.messagesToRows({ ...owner, messages: bad }), "INVALID_INPUT", "input.messages[1].content");
-  assert.match(e.message, /\[0\]: text: invalid type: a number, expected a string/);
+  assert.match(e.message, /\[0\]: text: expected a string, got a number/);
   expectCode(assert, () => dc.messagesToRows({ ...owner }), "INVALID_INPUT", "input.messages");
   expectCode(assert, () => dc.messagesToRows({ ...owner, messages: [5] }), "INVALID_INPUT", "input.messages[0]");
   expectCode(assert, () => dc.messagesToRows({ messages }), "INVALID_INPUT", "input.idPrefix");

@@ -5,7 +5,7 @@
 // must still answer correctly.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { dc } from "./helpers.mjs";
+import { dc, expectCode } from "./helpers.mjs";
 
 const CODES = new Set(["INVALID_INPUT", "SUBAGENT_CONTEXT_OVERFLOW", "ABORTED", "UNKNOWN_DELEGATION", "DELEGATION_RUNNING", "NOT_RESUMABLE", "AGENT_MISMATCH", "MODEL_ON_RESUME", "READ_BUDGET_EXCEEDED", "NO_HISTORY", "INVALID_STATE"]);
 
@@ -117,4 +117,22 @@ test("the registry survives hostile calls and is never left half-updated", () =>
   rebuilt.free();
   reg.free();
   alive();
+});
+
+test("a bad value is named in JavaScript's words: what was expected, what came, numbers as JavaScript writes them (issue 36 §3)", () => {
+  const budget = dc.contextBudget({ contextWindow: 8192 });
+  const cases = [
+    [() => dc.contextBudget({ contextWindow: true }), "model.contextWindow", "expected a number, got true"],
+    [() => dc.contextBudget({ contextWindow: "8k" }), "model.contextWindow", 'expected a number, got "8k"'],
+    [() => dc.contextBudget({ contextWindow: -1e-7 }), "model.contextWindow", "expected a finite number >= 0, got -1e-7"],
+    [() => dc.messagesToRows(3), "input", "expected an object, got 3"],
+    [() => dc.buildParentContext([{ id: 1 }]), "rows[0].id", "expected a string, got 1"],
+    [() => dc.prepareDelegateTurn({ messages: [{ role: "user", content: 5 }], budget, modelId: "m" }), "messages[0].content", "expected a string or an array of blocks, got a number"],
+    [() => dc.prepareDelegateTurn({ messages: [{ role: "user", content: "x", timestamp: "t" }], budget, modelId: "m" }), "messages[0].timestamp", "expected a number, got a string"],
+  ];
+  for (const [fn, path, words] of cases) {
+    const e = expectCode(assert, fn, "INVALID_INPUT", path);
+    assert.ok(e.message.endsWith(words), `${e.message} should end with ${words}`);
+    assert.doesNotMatch(e.message, /invalid type|untagged enum|f64|struct \w+|`/);
+  }
 });
