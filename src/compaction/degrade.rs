@@ -191,6 +191,46 @@ fn note_text(
     Note { text, carried_from }
 }
 
+/// The files `facts` read, wrote or edited, and those their summaries name.
+fn file_ops<'f>(facts: impl Iterator<Item = &'f MessageFacts>) -> FileOps {
+    let mut ops = FileOps::default();
+    for f in facts {
+        ops.add_message(f);
+        ops.add_summary(f);
+    }
+    ops
+}
+
+/// Every file of `ops`, read ones first (as the note names them).
+fn file_names(ops: FileOps) -> Vec<String> {
+    let (mut files, modified) = ops.file_lists();
+    files.extend(modified);
+    files
+}
+
+/// The units a degrade keeps, in order: the newest unit (`newest`, an index into `units`),
+/// then older keepable units, newest first, while `head` (brief, note, overhead) and
+/// they stay below `limit`.
+fn kept_units(units: &[Unit], newest: Option<usize>, head: u64, limit: u64) -> Vec<&Unit> {
+    let mut kept: Vec<&Unit> = Vec::new();
+    if let Some(n) = newest {
+        let mut used = head.saturating_add(units[n].tokens);
+        kept.push(&units[n]);
+        for u in units[..n].iter().rev() {
+            if !u.keep {
+                continue;
+            }
+            if used.saturating_add(u.tokens) >= limit {
+                break;
+            }
+            used = used.saturating_add(u.tokens);
+            kept.push(u);
+        }
+    }
+    kept.reverse();
+    kept
+}
+
 /// Clause 4, then clause 5 (see the module docs).
 pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
     let ctx = d.ctx;
@@ -232,16 +272,7 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
             && d.plan
                 .is_some_and(|p| p.history_range().contains(&i) || p.prefix_range().contains(&i))
     };
-    let all_files = {
-        let mut ops = FileOps::default();
-        for f in facts.iter().skip(1) {
-            ops.add_message(f);
-            ops.add_summary(f);
-        }
-        let (mut files, modified) = ops.file_lists();
-        files.extend(modified);
-        files
-    };
+    let all_files = file_names(file_ops(facts.iter().skip(1)));
     // Nothing would be lost: without a fresh summary to place, a context that fits as it
     // is (request overhead included) and holds only messages a degrade could keep is left
     // unchanged, its previous summary included. (Whether a degrade would also fit with its
@@ -286,24 +317,7 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
         if head.saturating_add(newest_tokens) >= limit {
             continue;
         }
-        // The newest unit, then older keepable units while they fit.
-        let mut used = head;
-        let mut kept: Vec<&Unit> = Vec::new();
-        if let Some(n) = newest {
-            used = used.saturating_add(all_units[n].tokens);
-            kept.push(&all_units[n]);
-            for u in all_units[..n].iter().rev() {
-                if !u.keep {
-                    continue;
-                }
-                if used.saturating_add(u.tokens) >= limit {
-                    break;
-                }
-                used = used.saturating_add(u.tokens);
-                kept.push(u);
-            }
-        }
-        kept.reverse();
+        let kept = kept_units(&all_units, newest, head, limit);
         let mut kept_mask = vec![false; facts.len()];
         for u in &kept {
             for i in u.range.clone() {
@@ -319,13 +333,7 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
             .collect();
         let dropped = dropped_indices.len();
         let dropped_tokens: u64 = dropped_indices.iter().map(|&i| facts[i].tokens).sum();
-        let mut dropped_ops = FileOps::default();
-        for &i in &dropped_indices {
-            dropped_ops.add_message(&facts[i]);
-            dropped_ops.add_summary(&facts[i]);
-        }
-        let (mut dropped_files, dropped_modified) = dropped_ops.file_lists();
-        dropped_files.extend(dropped_modified);
+        let dropped_files = file_names(file_ops(dropped_indices.iter().map(|&i| &facts[i])));
         let note = note_text(
             d.model_id,
             d.reason,
@@ -336,14 +344,9 @@ pub fn degrade(d: DegradeInput<'_>) -> Result<DelegateTurnOutcome> {
             carried_text,
         );
         // pi's file lists for the next compaction: everything summarized or dropped
-        let mut history_ops = FileOps::default();
-        for (i, f) in facts.iter().enumerate().skip(1) {
-            if !is_kept(i) {
-                history_ops.add_message(f);
-                history_ops.add_summary(f);
-            }
-        }
-        let (read_files, modified_files) = history_ops.file_lists();
+        let history = facts.iter().enumerate().skip(1);
+        let history = history.filter(|&(i, _)| !is_kept(i)).map(|(_, f)| f);
+        let (read_files, modified_files) = file_ops(history).file_lists();
         let marks = SummaryMarks {
             read_files,
             modified_files,
