@@ -201,128 +201,18 @@ pub fn truncate_seed(
     hard_limit: u64,
     overhead: u64,
 ) -> SeedResult {
-    let limit = hard_limit.saturating_sub(overhead);
-    let mut sizes: Vec<u64> = messages.iter().map(estimate_tokens).collect();
+    let sizes: Vec<u64> = messages.iter().map(estimate_tokens).collect();
     let before: u64 = sizes.iter().sum();
-    let mut total = before;
-    let mut dropped = SeedDropped::default();
-    let mut alive = vec![true; messages.len()];
-    // every tool result's position, by its call id
-    let mut results_of: Table<String, Vec<usize>> = Table::default();
-    if total >= limit {
-        for (at, message) in messages.iter().enumerate() {
-            if let Some(result) = message.as_tool_result() {
-                results_of
-                    .entry(result.tool_call_id.clone(), Vec::new)
-                    .push(at);
-            }
-        }
-    }
-    let call_ids = |message: &AgentMessage| -> Vec<String> {
-        match message {
-            AgentMessage::Assistant(assistant) => {
-                assistant.tool_calls().map(|call| call.id.clone()).collect()
-            }
-            _ => Vec::new(),
-        }
+    let mut t = Trim {
+        alive: vec![true; messages.len()],
+        sizes,
+        total: before,
+        limit: hard_limit.saturating_sub(overhead),
     };
-
-    // Phase 1: strip tool call/result pairs, oldest first; the results of those calls go
-    // wherever they are, so none is left without its call.
-    let mut stripped: Vec<Stripped> = Vec::new();
-    for at in 1..messages.len() {
-        if total < limit {
-            break;
-        }
-        let Some(message) = messages.get_mut(at) else {
-            break;
-        };
-        let ids = call_ids(message);
-        if ids.is_empty() {
-            continue;
-        }
-        let original = message.clone();
-        let mut keep_carrier = false;
-        if let AgentMessage::Assistant(carrier) = message {
-            carrier
-                .content
-                .retain(|block| !matches!(block, ContentBlock::ToolCall(_)));
-            carrier.stop_reason = Some("stop".owned());
-            keep_carrier = !carrier.content.is_empty();
-        }
-        let original_size = sizes[at];
-        total -= original_size;
-        if keep_carrier {
-            sizes[at] = estimate_tokens(message);
-            total += sizes[at];
-        } else {
-            alive[at] = false;
-        }
-        let mut results = Vec::new();
-        for id in &ids {
-            for &j in results_of.get(id).map_or(&[][..], Vec::as_slice) {
-                if alive[j] {
-                    alive[j] = false;
-                    total -= sizes[j];
-                    results.push(j);
-                }
-            }
-        }
-        stripped.push(Stripped {
-            carrier: at,
-            original: Some(original),
-            original_size,
-            results,
-            ids,
-            restored: false,
-        });
-    }
-
-    // Phase 2: drop whole messages oldest first, down to the brief. It runs only when
-    // phase 1 went through every message, so no assistant left carries a tool call: no
-    // result is ever left without its call.
-    let mut cut = 0;
-    for at in 1..messages.len() {
-        if total < limit {
-            break;
-        }
-        if !alive[at] {
-            continue;
-        }
-        alive[at] = false;
-        total -= sizes[at];
-        dropped.messages += 1;
-        cut = at;
-    }
-
-    // Put back, newest first, every stripped pair newer than all that phase 2 dropped
-    // that still fits (host-contract §8; ADR 0299 §7: the most recent turns are kept).
-    for pair in stripped.iter_mut().rev() {
-        if pair.carrier <= cut {
-            break; // older pairs sit behind messages dropped whole
-        }
-        let now = if alive[pair.carrier] {
-            sizes[pair.carrier]
-        } else {
-            0
-        };
-        let results: u64 = pair.results.iter().map(|&j| sizes[j]).sum();
-        let grown = total - now + pair.original_size + results;
-        if grown >= limit {
-            continue;
-        }
-        if let (Some(original), Some(slot)) = (pair.original.take(), messages.get_mut(pair.carrier))
-        {
-            *slot = original;
-            sizes[pair.carrier] = pair.original_size;
-            alive[pair.carrier] = true;
-            for &j in &pair.results {
-                alive[j] = true;
-            }
-            total = grown;
-            pair.restored = true;
-        }
-    }
+    let mut dropped = SeedDropped::default();
+    let mut stripped = t.strip_pairs(&mut messages);
+    let cut = t.drop_oldest(&mut dropped);
+    t.put_back(&mut messages, &mut stripped, cut);
     let mut still_dropped = Vec::new();
     for pair in stripped.into_iter().filter(|pair| !pair.restored) {
         still_dropped.extend(pair.ids);
@@ -331,6 +221,12 @@ pub fn truncate_seed(
 
     // (a pair put back restores the total exactly: only what stays removed counts)
     let truncated = dropped.messages > 0 || !dropped.tool_call_ids.is_empty();
+    let Trim {
+        sizes,
+        alive,
+        total,
+        limit,
+    } = t;
     let all = messages;
     let mut kept_sizes = Vec::with_capacity(all.len());
     let mut messages: Vec<AgentMessage> = Vec::with_capacity(all.len());
@@ -359,6 +255,140 @@ pub fn truncate_seed(
         truncated,
         brief_over_limit,
         dropped,
+    }
+}
+
+/// A seed being trimmed: each message's size and whether it stays, their total, and the
+/// limit the total must get below.
+struct Trim {
+    sizes: Vec<u64>,
+    alive: Vec<bool>,
+    total: u64,
+    limit: u64,
+}
+
+impl Trim {
+    /// Phase 1: strip tool call/result pairs, oldest first; the results of those calls go
+    /// wherever they are, so none is left without its call.
+    fn strip_pairs(&mut self, messages: &mut [AgentMessage]) -> Vec<Stripped> {
+        // every tool result's position, by its call id
+        let mut results_of: Table<String, Vec<usize>> = Table::default();
+        if self.total >= self.limit {
+            for (at, message) in messages.iter().enumerate() {
+                if let Some(result) = message.as_tool_result() {
+                    results_of
+                        .entry(result.tool_call_id.clone(), Vec::new)
+                        .push(at);
+                }
+            }
+        }
+        let mut stripped: Vec<Stripped> = Vec::new();
+        for at in 1..messages.len() {
+            if self.total < self.limit {
+                break;
+            }
+            let Some(message) = messages.get_mut(at) else {
+                break;
+            };
+            let ids: Vec<String> = match message {
+                AgentMessage::Assistant(assistant) => {
+                    assistant.tool_calls().map(|call| call.id.clone()).collect()
+                }
+                _ => Vec::new(),
+            };
+            if ids.is_empty() {
+                continue;
+            }
+            let original = message.clone();
+            let mut keep_carrier = false;
+            if let AgentMessage::Assistant(carrier) = message {
+                carrier
+                    .content
+                    .retain(|block| !matches!(block, ContentBlock::ToolCall(_)));
+                carrier.stop_reason = Some("stop".owned());
+                keep_carrier = !carrier.content.is_empty();
+            }
+            let original_size = self.sizes[at];
+            self.total -= original_size;
+            if keep_carrier {
+                self.sizes[at] = estimate_tokens(message);
+                self.total += self.sizes[at];
+            } else {
+                self.alive[at] = false;
+            }
+            let mut results = Vec::new();
+            for id in &ids {
+                for &j in results_of.get(id).map_or(&[][..], Vec::as_slice) {
+                    if self.alive[j] {
+                        self.alive[j] = false;
+                        self.total -= self.sizes[j];
+                        results.push(j);
+                    }
+                }
+            }
+            stripped.push(Stripped {
+                carrier: at,
+                original: Some(original),
+                original_size,
+                results,
+                ids,
+                restored: false,
+            });
+        }
+        stripped
+    }
+
+    /// Phase 2: drop whole messages oldest first, down to the brief; the last one dropped
+    /// (0: none). It runs only when phase 1 went through every message, so no assistant
+    /// left carries a tool call: no result is ever left without its call.
+    fn drop_oldest(&mut self, dropped: &mut SeedDropped) -> usize {
+        let mut cut = 0;
+        for at in 1..self.alive.len() {
+            if self.total < self.limit {
+                break;
+            }
+            if !self.alive[at] {
+                continue;
+            }
+            self.alive[at] = false;
+            self.total -= self.sizes[at];
+            dropped.messages += 1;
+            cut = at;
+        }
+        cut
+    }
+
+    /// Put back, newest first, every stripped pair newer than all that phase 2 dropped
+    /// (`cut`) that still fits (host-contract §8; ADR 0299 §7: the most recent turns are
+    /// kept).
+    fn put_back(&mut self, messages: &mut [AgentMessage], stripped: &mut [Stripped], cut: usize) {
+        for pair in stripped.iter_mut().rev() {
+            if pair.carrier <= cut {
+                break; // older pairs sit behind messages dropped whole
+            }
+            let now = if self.alive[pair.carrier] {
+                self.sizes[pair.carrier]
+            } else {
+                0
+            };
+            let results: u64 = pair.results.iter().map(|&j| self.sizes[j]).sum();
+            let grown = self.total - now + pair.original_size + results;
+            if grown >= self.limit {
+                continue;
+            }
+            if let (Some(original), Some(slot)) =
+                (pair.original.take(), messages.get_mut(pair.carrier))
+            {
+                *slot = original;
+                self.sizes[pair.carrier] = pair.original_size;
+                self.alive[pair.carrier] = true;
+                for &j in &pair.results {
+                    self.alive[j] = true;
+                }
+                self.total = grown;
+                pair.restored = true;
+            }
+        }
     }
 }
 
