@@ -213,7 +213,7 @@ impl AgentMessage {
 fn read_message(
     reader: &mut json_scan::Reader<'_>,
     path: &str,
-    mut text: Option<&mut MessageText>,
+    text: Option<&mut MessageText>,
     shared: Option<&std::rc::Rc<str>>,
 ) -> Result<MessageFacts> {
     let not_json = |e: json_scan::ScanError| validate::not_json(&path, e);
@@ -290,9 +290,28 @@ fn read_message(
         return Ok(facts);
     }
     let fields = Checked { f: &fields, path };
+    let chars = read_body(&fields, role, content, loc, &mut facts, text)?;
+    facts.tokens = chars.div_ceil(4) as u64;
+    Ok(facts)
+}
+
+/// A message's fields after its role, checked as its role has them, its text parts
+/// written to `text` when asked; the characters it counts. `early` is its content when it
+/// came before the role.
+fn read_body(
+    fields: &Checked<'_, '_>,
+    role: Role,
+    mut early: Option<ContentOf>,
+    loc: Loc<'_>,
+    facts: &mut MessageFacts,
+    mut text: Option<&mut MessageText>,
+) -> Result<usize> {
+    let wants_text = text.is_some();
+    let path = fields.path;
+    let at = |field: &str| format!("{path}.{field}");
     // the content, when it came before the role (or was absent)
     let mut content = |role| -> Result<ContentOf> {
-        match content.take() {
+        match early.take() {
             Some(c) => Ok(c),
             None => {
                 let span = fields.required("content")?;
@@ -306,7 +325,7 @@ fn read_message(
             t.parts.extend(llm_text::user_part(s));
         }
     };
-    let chars = match role {
+    Ok(match role {
         Role::User | Role::Custom => {
             let ContentOf::Plain(content) = content(role)? else {
                 return Err(Error::invalid(at("content"), "unreadable content"));
@@ -341,7 +360,7 @@ fn read_message(
             let ContentOf::Assistant(content) = content(role)? else {
                 return Err(Error::invalid(at("content"), "unreadable content"));
             };
-            read_assistant(&fields, &mut facts, content, text.as_deref_mut())?
+            read_assistant(fields, facts, content, text.as_deref_mut())?
         }
         Role::CompactionSummary => {
             let summary = fields.required_raw_string("summary")?;
@@ -386,9 +405,7 @@ fn read_message(
             command.utf16_len() + output.utf16_len()
         }
         Role::Other => 0,
-    };
-    facts.tokens = chars.div_ceil(4) as u64;
-    Ok(facts)
+    })
 }
 
 /// An assistant message's other fields, and its facts and parts from its content.
