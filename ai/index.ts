@@ -191,10 +191,20 @@ export function createPrepareStep<TOOLS extends ToolSet>(options: PrepareStepOpt
   const project = { fileTools: options.fileTools, fileChars: options.fileChars };
   const summarize = options.summarize ?? createSummarizer();
   const windowOf = (model: LanguageModel) => (typeof options.window === "function" ? options.window(model) : options.window);
+  // contextBudget is pure: the same window (the same object with the same numbers) answers
+  // the same budget, asked once
+  let lastBudget: { window: ModelWindow; contextWindow: number; maxTokens?: number; budget: ReturnType<typeof dc.contextBudget> } | undefined;
+  const budgetOf = (window: ModelWindow) => {
+    const l = lastBudget;
+    if (l && l.window === window && l.contextWindow === window.contextWindow && l.maxTokens === window.maxTokens) return l.budget;
+    const budget = dc.contextBudget(window);
+    lastBudget = { window, contextWindow: window.contextWindow, maxTokens: window.maxTokens, budget };
+    return budget;
+  };
 
   const prepareStep: PrepareStepFunction<TOOLS> = async (o) => {
     const modelId = modelKey(o.model);
-    const budget = dc.contextBudget(windowOf(o.model));
+    const budget = budgetOf(windowOf(o.model));
     // what is new since the last step (a step's messages are the last override or input plus its response)
     if (known !== undefined && o.stepNumber > 0 && o.messages.length >= known) {
       ctx.pushModelMessages(o.messages.slice(known), [stepInfo(o.steps.at(-1))], project);

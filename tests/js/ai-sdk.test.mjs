@@ -90,6 +90,19 @@ test("createPrepareStep: a failed summary degrades; a brief larger than the wind
   prepareStep.free();
 });
 
+test("createPrepareStep: the budget follows the window's numbers, even when the host changes the same object", async () => {
+  const window = { ...BIG };
+  const { model, prompts } = scripted([{ report: "fits" }, { report: "never" }], { contextWindow: BIG.contextWindow });
+  const prepareStep = ai.createPrepareStep({ window, summarize: async () => SUMMARY });
+  const agent = new ToolLoopAgent({ model, instructions: "x", prepareStep });
+  const brief = "x".repeat(40_000); // ~10,000 tokens: below BIG's hardLimit, above SMALL's
+  assert.equal((await agent.generate({ prompt: brief })).text, "fits");
+  Object.assign(window, SMALL);
+  await assert.rejects(agent.generate({ prompt: brief }), (e) => dc.isDelegateContextError(e) && e.code === "SUBAGENT_CONTEXT_OVERFLOW");
+  assert.equal(prompts.length, 1, "the second run made no provider call");
+  prepareStep.free();
+});
+
 test("createPrepareStep: an abort while the summarizer hangs ends the step at once (ABORTED)", async () => {
   const controller = new AbortController();
   const started = Date.now();
