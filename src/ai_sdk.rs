@@ -491,17 +491,20 @@ fn assistant(
     let mut blocks = Vec::new();
     let mut chars = 0;
     let mut ops = Vec::new();
-    let parts: Vec<Value> = match content {
-        Some(Value::String(text)) => vec![{
+    // the parts read where they are (a string content is one text part)
+    let one;
+    let parts: &[Value] = match content {
+        Some(Value::String(text)) => {
             let mut m = new_map();
             m.insert("type".owned(), s("text"));
             m.insert("text".owned(), s(text));
-            Value::Object(m)
-        }],
-        Some(Value::Array(parts)) => parts.clone(),
-        _ => Vec::new(),
+            one = [Value::Object(m)];
+            &one
+        }
+        Some(Value::Array(parts)) => parts,
+        _ => &[],
     };
-    for part in &parts {
+    for part in parts {
         match get_str(part, "type") {
             Some("text") => {
                 let t = get_str(part, "text").unwrap_or("");
