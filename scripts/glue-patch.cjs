@@ -10,9 +10,11 @@
 // a TypeError about `undefined`. Speed: a string passed to wasm (every message crosses as its JSON text)
 // is written with one TextEncoder.encodeInto into a buffer of 3 bytes per UTF-16 unit,
 // then shrunk, instead of wasm-bindgen's JavaScript loop over its ASCII prefix (4.5-7.6 µs
-// vs 0.6 µs for a 2,000-character turn of a real session); strings over 1 Mi units keep
-// the loop, so a huge tool result does not reserve 3x its size in wasm memory, which never
-// shrinks. And so that a handle used after free() answers as every other error does:
+// vs 0.6 µs for a 2,000-character turn of a real session); a string over 1 Mi units (a
+// whole history, a huge tool result) is written by encodeInto into a byte per unit, grown
+// by half the rest whenever a character needs more, so it never reserves 3x its size in
+// wasm memory, which never shrinks (wasm-bindgen's loop over the ASCII prefix was 12% of a
+// one-shot prepareCompaction on a real session). And so that a handle used after free() answers as every other error does:
 // - free() a second time does nothing (what `using` plus an explicit free() does);
 // - the two states of a handle that wasm-bindgen's runtime reports itself (a method of a
 //   freed object: "null pointer passed to rust"; free() called from inside one of the
@@ -92,6 +94,23 @@ function patchGlue(text, file, classes) {
         const cap = arg.length * 3;
         let ptr = malloc(cap, 1) >>> 0;
         const written = cachedTextEncoder.encodeInto(arg, getUint8ArrayMemory0().subarray(ptr, ptr + cap)).written;
+        if (written !== cap) ptr = realloc(ptr, cap, written, 1) >>> 0;
+        WASM_VECTOR_LEN = written;
+        return ptr;
+    }
+    {
+        let cap = arg.length;
+        let ptr = malloc(cap, 1) >>> 0;
+        let { read, written } = cachedTextEncoder.encodeInto(arg, getUint8ArrayMemory0().subarray(ptr, ptr + cap));
+        while (read < arg.length) {
+            const rest = arg.length - read;
+            const grown = written + rest + (rest >> 1) + 4;
+            ptr = realloc(ptr, cap, grown, 1) >>> 0;
+            cap = grown;
+            const more = cachedTextEncoder.encodeInto(arg.slice(read), getUint8ArrayMemory0().subarray(ptr + written, ptr + cap));
+            read += more.read;
+            written += more.written;
+        }
         if (written !== cap) ptr = realloc(ptr, cap, written, 1) >>> 0;
         WASM_VECTOR_LEN = written;
         return ptr;

@@ -104,10 +104,7 @@ pub fn json_text(
 
 /// Parse JSON text JavaScript wrote, lone-surrogate escapes replaced by U+FFFD.
 pub fn parse_js_json(text: &str, path: &str) -> Result<Value, Error> {
-    let parsed = match crate::js_text::replace_lone_surrogates(text) {
-        Some(clean) => crate::js_text::parse_json(&clean),
-        None => crate::js_text::parse_json(text),
-    };
+    let parsed = crate::js_text::parse_from_js(text, crate::js_text::parse_json);
     parsed.map_err(|e| Error::invalid(path, format!("not usable JSON data ({e})")))
 }
 
@@ -162,15 +159,7 @@ fn bad_input(path: &str, bad: crate::decode::Bad) -> Error {
 fn input_value(value: &JsValue, path: &str) -> Result<Value, Error> {
     refuse_non_finite(value, path)?;
     let text = json_text(value, path, true)?.unwrap_or_else(|| "null".owned());
-    let parsed = crate::js_text::parse_value(&text);
-    let parsed = match parsed {
-        // JSON.stringify wrote a lone surrogate as an escape serde_json refuses
-        Err(_) => match crate::js_text::replace_lone_surrogates(&text) {
-            Some(clean) => crate::js_text::parse_value(&clean),
-            None => parsed,
-        },
-        other => other,
-    };
+    let parsed = crate::js_text::parse_from_js(&text, crate::js_text::parse_value);
     parsed.map_err(|e| non_finite_wording(Error::invalid(path, e.to_string())))
 }
 

@@ -80,3 +80,26 @@ test("an export of the web build called before init() is INVALID_STATE and says 
   await web.default({ module_or_path: readFileSync(resolve(dir, "delegate_context_bg.wasm")) });
   assert.equal(web.contextBudget({ contextWindow: 64000, maxTokens: 16000 }).hardLimit, 47616);
 });
+
+// Strings cross into wasm through the patched passStringToWasm0: up to 1 Mi UTF-16 units
+// into a buffer of 3 bytes per unit, longer ones into a byte per unit grown by half the
+// rest whenever a character needs more. A summary text returns the message's characters,
+// so every byte that crossed is compared: ASCII only, a character of 2, 3 and 4 bytes
+// (a surrogate pair) early, in the middle and last, a lone surrogate (U+FFFD, as
+// JSON.stringify's escape is read), and one of 3 bytes at every unit.
+test("strings over 1 Mi units cross whole, whatever their characters and where they stand", () => {
+  const long = 1_100_000;
+  const cases = {
+    "ASCII only": "a".repeat(long),
+    "é first": "é" + "b".repeat(long),
+    "😀 in the middle": "c".repeat(long / 2) + "😀" + "d".repeat(long / 2),
+    "中 last": "e".repeat(long) + "中",
+    "a lone surrogate": "f".repeat(long) + "\ud800" + "g",
+    "3 bytes at every unit": "中".repeat(long),
+    "mixed runs": ("x".repeat(1000) + "é中😀").repeat(1100),
+  };
+  for (const [name, text] of Object.entries(cases)) {
+    const summary = dc.serializeConversation([{ role: "user", content: text, timestamp: 1 }]);
+    assert.equal(summary, `[User]: ${text.replace("\ud800", "\ufffd")}`, name);
+  }
+});
