@@ -67,6 +67,27 @@ export function dc_stringify_strict(v) {
   return text === undefined || !text.includes("null") ? text : JSON.stringify(v, dc_finite);
 }
 
+/**
+ * `dc_stringify_strict` of `{budget, modelId, options}` read from `o`: a turn boundary's
+ * configuration in one crossing (read field by field, three crossings and three texts,
+ * it was two thirds of a `prepareTurn` that had nothing new). `undefined` when reading or
+ * writing them threw or one of them is a non-finite number: the caller then reads them
+ * one by one, and names the bad one.
+ * @param {any} o
+ * @returns {string | undefined}
+ */
+export function dc_turn_config_text(o) {
+  try {
+    const budget = o.budget;
+    const modelId = o.modelId;
+    const options = o.options;
+    for (const v of [budget, modelId, options]) if (typeof v === "number" && !Number.isFinite(v)) return undefined;
+    return dc_stringify_strict({ budget, modelId, options });
+  } catch {
+    return undefined;
+  }
+}
+
 // ---------------------------------------------------------------- messages (messages.rs)
 
 /**

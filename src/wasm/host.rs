@@ -33,6 +33,8 @@ extern "C" {
     fn dc_is_object(v: &JsValue) -> Result<bool, JsValue>;
     #[wasm_bindgen(catch)]
     fn dc_describe_thrown(e: &JsValue) -> Result<String, JsValue>;
+    #[wasm_bindgen(catch)]
+    fn dc_turn_config_text(o: &JsValue) -> Result<Option<String>, JsValue>;
     /// A plain copy of `o`'s own enumerable properties except `k`.
     #[wasm_bindgen(catch)]
     fn dc_without(o: &JsValue, k: &str) -> Result<JsValue, JsValue>;
@@ -72,6 +74,14 @@ pub fn prop(obj: &JsValue, key: &str, path: &str) -> Result<JsValue, Error> {
         return Ok(JsValue::UNDEFINED);
     }
     dc_prop(obj, key).map_err(|e| threw(&join(path, key), &e))
+}
+
+/// The JSON text of `{budget, modelId, options}` of the object `o` (a turn boundary's
+/// configuration, one crossing); `None` when reading or writing them threw or one of them
+/// is a non-finite number (read them one by one then, to name the bad one).
+#[inline(never)]
+pub fn turn_config_text(o: &JsValue) -> Option<String> {
+    dc_turn_config_text(o).ok().flatten()
 }
 
 /// `path.key`, or `key` for an empty path.

@@ -35,16 +35,31 @@ pub fn facts_of_range(
         return Err(Error::invalid(array.path_of(from), "not JSON data"));
     };
     let text: std::rc::Rc<str> = std::rc::Rc::from(text);
-    let mut reader = json_scan::Reader::new(&text);
-    let mut facts = Vec::with_capacity(to - from);
+    // Each message's path (`messages[3]`) is written only for an error: the walk is done
+    // again with the paths when it failed (the same text, so the same first bad message).
+    read_all(&text, to - from, None).or_else(|_| read_all(&text, to - from, Some((array, from))))
+}
+
+/// The messages of the array `text`; `paths`: the array and the index of its first
+/// message, to name a bad one (without: its error has no path).
+fn read_all(
+    text: &std::rc::Rc<str>,
+    count: usize,
+    paths: Option<(&HostArray, usize)>,
+) -> Result<Vec<MessageFacts>, Error> {
+    let mut reader = json_scan::Reader::new(text);
+    let mut facts = Vec::with_capacity(count);
     let walked: Result<(), Halt<Error>> = reader.array(|k, r| {
+        let path = paths.map(|(array, from)| array.path_of(from + k));
         // the first bad message is the error: it stops the walk
-        let f = MessageFacts::read(r, &text, &array.path_of(from + k)).map_err(Halt::Stopped)?;
+        let f =
+            MessageFacts::read(r, text, path.as_deref().unwrap_or("")).map_err(Halt::Stopped)?;
         facts.push(f);
         Ok(())
     });
     walked.map_err(|h| {
-        h.into_inner(|e| Error::invalid(array.path(), format!("not JSON data ({e})")))
+        let path = paths.map_or("", |(array, _)| array.path());
+        h.into_inner(|e| Error::invalid(path, format!("not JSON data ({e})")))
     })?;
     Ok(facts)
 }

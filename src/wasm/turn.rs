@@ -71,6 +71,9 @@ pub fn read_config(input: &JsValue, path: &str) -> Result<TurnConfig, Error> {
     if !host::is_object(input) {
         return Err(Error::invalid(path, "expected an object"));
     }
+    if let Some(config) = host::turn_config_text(input).and_then(config_of_text) {
+        return Ok(config);
+    }
     let field = |key: &str| -> Result<JsValue, Error> { host::prop(input, key, path) };
     let budget: ContextBudget = decode(&field("budget")?, &host::join(path, "budget"))?;
     let model_id: String = decode(&field("modelId")?, &host::join(path, "modelId"))?;
@@ -82,6 +85,42 @@ pub fn read_config(input: &JsValue, path: &str) -> Result<TurnConfig, Error> {
         model_id,
         options,
     })
+}
+
+/// The configuration in `text` (`{budget, modelId, options}` as `dc_turn_config_text`
+/// wrote it), each field decoded from its part of the text exactly as [`read_config`]
+/// decodes it alone; `None` when one of them is bad (`read_config` then reads them one
+/// by one and names it).
+///
+/// A host passes the same configuration at every boundary: the last text and what it
+/// decoded to are kept, and the same text again is not parsed again (parsing and decoding
+/// it were a third of a `prepareTurn` that had nothing new).
+fn config_of_text(text: String) -> Option<TurnConfig> {
+    use crate::decode::Decode;
+    thread_local! {
+        static LAST: RefCell<Option<(String, TurnConfig)>> = const { RefCell::new(None) };
+    }
+    if let Some(config) = LAST.with_borrow(|last| {
+        last.as_ref()
+            .filter(|(seen, _)| *seen == text)
+            .map(|(_, config)| config.clone())
+    }) {
+        return Some(config);
+    }
+    let fields = crate::js_text::parse_from_js(&text, crate::js_text::parse_value).ok()?;
+    let budget = ContextBudget::decode(&fields["budget"]).ok()?;
+    let model_id = String::decode(&fields["modelId"]).ok()?;
+    let options = match &fields["options"] {
+        serde_json::Value::Null => DelegateTurnOptions::default(),
+        options => DelegateTurnOptions::decode(options).ok()?,
+    };
+    let config = TurnConfig {
+        budget,
+        model_id,
+        options,
+    };
+    LAST.set(Some((text, config.clone())));
+    Some(config)
 }
 
 /// The boundary decision over `ctx` (`prepareDelegateTurn`, `DelegateContext.prepareTurn`).

@@ -406,3 +406,31 @@ test("checkTurn: below the threshold the boundary is decided at once and counted
   assert.equal(held.checkTurn({ budget, modelId: MODEL }).outcome, "unchanged", "free again once it settled");
   ctx.free(); big.free(); held.free();
 });
+
+// A turn boundary's configuration crosses as one text and the last one decoded is kept:
+// the same text again is not decoded again, but any change to the object (in place, a
+// field of the budget, the model id, an option) is read, and a bad field is still named.
+test("prepareTurn reads its configuration anew whenever it changed, in place or not", () => {
+  const ctx = new dc.DelegateContext(session(8));
+  const roomy = dc.contextBudget({ contextWindow: 200000, maxTokens: 8192 });
+  const config = { budget: { ...roomy }, modelId: MODEL, options: { now: 5 } };
+  assert.equal(ctx.prepareTurn(config).action, "unchanged");
+  assert.equal(ctx.prepareTurn(config).action, "unchanged");
+  Object.assign(config.budget, budget); // the same object, a small window now
+  const plan = ctx.prepareTurn(config);
+  assert.equal(plan.action, "summarize");
+  assert.equal(plan.hardLimit, budget.hardLimit);
+  assert.equal(plan.requests[0].messages[0].timestamp, 5);
+  config.options.now = 9; // an option changed in place
+  assert.equal(ctx.prepareTurn(config).requests[0].messages[0].timestamp, 9);
+  config.budget.hardLimit = Number.NaN; // non-finite: named, not read as a string
+  expectCode(assert, () => ctx.prepareTurn(config), "INVALID_INPUT", "config.budget.hardLimit");
+  config.budget.hardLimit = budget.hardLimit;
+  Object.defineProperty(config, "modelId", { get() { throw new Error("no model"); }, configurable: true });
+  expectCode(assert, () => ctx.prepareTurn(config), "INVALID_INPUT", "config.modelId");
+  Object.defineProperty(config, "modelId", { value: 7, configurable: true });
+  expectCode(assert, () => ctx.prepareTurn(config), "INVALID_INPUT", "config.modelId");
+  Object.defineProperty(config, "modelId", { value: MODEL, configurable: true });
+  assert.equal(ctx.prepareTurn(config).action, "summarize");
+  ctx.free();
+});
