@@ -88,6 +88,16 @@ export function dc_turn_config_text(o) {
   }
 }
 
+/**
+ * Sets the prompt of a summary request the library just wrote (with an empty prompt):
+ * the text crosses once, as a string (src/wasm/turn.rs, `request_to_js`).
+ * @param {{ messages: { content: { text: string }[] }[] }} request
+ * @param {string} text
+ */
+export function dc_set_prompt(request, text) {
+  request.messages[0].content[0].text = text;
+}
+
 // ---------------------------------------------------------------- messages (messages.rs)
 
 /**

@@ -32,10 +32,11 @@ use crate::compaction::step::Turn;
 use crate::compaction::tally::RunTally;
 use crate::compaction::turn::{
     DelegateTurnOptions, DelegateTurnOutcome, DelegateTurnPreparation, SummaryAnswer,
-    TurnOutcomeKind,
+    SummaryRequest, TurnOutcomeKind,
 };
 use crate::compaction::{Next, Reply};
 use crate::error::Error;
+use crate::message::{AgentMessage, Content, ContentBlock};
 use crate::role::Role;
 use crate::text_build::Owned;
 
@@ -85,6 +86,29 @@ pub fn read_config(input: &JsValue, path: &str) -> Result<TurnConfig, Error> {
         model_id,
         options,
     })
+}
+
+/// A summary request as a JavaScript object, its prompt crossing once, as a string: the
+/// request is written as JSON with an empty prompt and the prompt set into the parsed
+/// object (written into the JSON text, escaped and parsed back, the prompt of a
+/// 730-message history was a third of a compaction's time in wasm).
+fn request_to_js(request: &SummaryRequest) -> Result<JsValue, JsValue> {
+    let mut shell = request.clone();
+    let prompt = match shell.messages.first_mut() {
+        Some(AgentMessage::User(user)) => match &mut user.content {
+            Content::Blocks(blocks) => match blocks.first_mut() {
+                Some(ContentBlock::Text(text)) => Some(std::mem::take(&mut text.text)),
+                _ => None,
+            },
+            Content::Text(_) => None,
+        },
+        _ => None,
+    };
+    let value = to_js(&shell)?;
+    if let Some(prompt) = prompt {
+        dc_set_prompt(&value, &prompt);
+    }
+    Ok(value)
 }
 
 /// The configuration in `text` (`{budget, modelId, options}` as `dc_turn_config_text`
@@ -183,6 +207,7 @@ extern "C" {
     fn dc_aborted(signals: &Array) -> bool;
     fn dc_drive(step: TurnStep) -> Promise;
     fn dc_hook(run: HookRun) -> Function;
+    fn dc_set_prompt(request: &JsValue, text: &str);
 }
 
 impl TurnDriver {
@@ -284,7 +309,7 @@ impl TurnStep {
                 self.outcome = Some(out);
                 Ok(JsValue::UNDEFINED)
             }
-            Next::Summarize(request) => to_js(request),
+            Next::Summarize(request) => request_to_js(request),
         }
     }
 
