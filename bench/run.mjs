@@ -185,6 +185,62 @@ for (const [label, messages] of sessions) {
   }
 }
 
+// ---------------------------------------------------------------- a compaction through the pi hook
+// What a compaction costs a pi host: the hook, loaded (untimed) with a real session minus
+// its last turns, below the threshold, gets the rest pushed and is called once: it plans,
+// writes the summary text and hands the summary request to `summarize` (which answers at
+// once). The reference is what pi itself runs for the same decision: prepareCompaction
+// over the session's entries + serializeConversation(convertToLlm) of what it summarizes.
+// The window is the smallest whose hard limit lies between the two histories' estimates.
+{
+  const tools = [{ name: "read", description: "Read a file.", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } }];
+  for (const [label, session] of sessions) {
+    const messages = [{ role: "user", content: "Task brief.", timestamp: 0 }, ...session];
+    const after = dc.estimateContextTokens(messages).tokens;
+    let cut = messages.length - 1;
+    let before;
+    do {
+      cut--;
+      while (cut > 1 && messages[cut].role !== "assistant") cut--;
+      before = dc.estimateContextTokens(messages.slice(0, cut)).tokens;
+    } while (before > after * 0.98);
+    let budget;
+    for (let w = 1000; w < 10_000_000 && !budget; w = Math.ceil(w * 1.01)) {
+      const b = dc.contextBudget({ contextWindow: w, maxTokens: 8192 });
+      if (b.hardLimit > after) break;
+      if (b.hardLimit > before) budget = b;
+    }
+    if (!budget) throw new Error(`${label}: no window between ${before} and ${after} tokens`);
+    const hookSettings = { enabled: true, reserveTokens: budget.requestHeadroom ?? 16384, keepRecentTokens: budget.keepRecentTokens ?? 20000 };
+    const entries = entriesOf(messages);
+    const ours = async () => {
+      const hook = dc.createPrepareNextTurn({ budget, modelId: "bench/model", options: { now: 0 }, summarize: async () => "The summary." });
+      const ctx = { context: { systemPrompt: "You are a delegate.", messages: messages.slice(0, cut), tools } };
+      if ((await hook(ctx)) !== undefined) throw new Error(`${label}: compacted before the last turns`);
+      ctx.context.messages.push(...messages.slice(cut));
+      globalThis.gc?.();
+      const t0 = performance.now();
+      const out = await hook(ctx);
+      const t = performance.now() - t0;
+      if (out === undefined) throw new Error(`${label}: the hook did not compact`);
+      return t * 1000;
+    };
+    const theirs = () => {
+      const t0 = performance.now();
+      const plan = pi.prepareCompaction(entries, hookSettings);
+      const text = pi.serializeConversation(pi.convertToLlm((plan.value ?? plan).messagesToSummarize));
+      if (!text) throw new Error(`${label}: pi summarized nothing`);
+      return (performance.now() - t0) * 1000;
+    };
+    const o = [];
+    const t = [];
+    for (let i = 0; i < 5; i++) { await ours(); theirs(); }
+    for (let i = 0; i < (QUICK ? 9 : 21); i++) { o.push(await ours()); t.push(theirs()); }
+    const med = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
+    row("compaction through the pi hook", `plan + summary text + request: ${label}`, med(o), med(t), "pi prepareCompaction + serializeConversation(convertToLlm)", "≤ 1×");
+  }
+}
+
 // ---------------------------------------------------------------- the hook called as pi's Agent calls it
 // pi's Agent calls the hook before every request with `{context: {systemPrompt, messages,
 // tools}}`, `messages` the same array grown by push since the last call. Each round, for
@@ -357,7 +413,7 @@ if (!PKG) {
   const bigJson = JSON.stringify(big);
   const seed2k = median(seedOf(small), { samples: 5 });
   const seed32k = median(seedOf(big), { samples: 5 });
-  row("resume seed (seedDelegateMessages)", "32,000-message chain vs JSON.parse of its rows", seed32k, median(() => JSON.parse(bigJson), { samples: 5 }), "JSON.parse of the rows");
+  row("resume seed (seedDelegateMessages)", "32,000-message chain vs JSON.parse of its rows", seed32k, median(() => JSON.parse(bigJson), { samples: 5 }), "JSON.parse of the rows", "≤ 3×");
   row("resume seed (seedDelegateMessages)", "scaling: 32,000 vs 2,000 messages", seed32k, seed2k, "the seed of 2,000 messages", "≤ 20× (16× is linear)");
 }
 
