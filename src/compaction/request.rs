@@ -652,6 +652,26 @@ mod tests {
     }
 
     #[test]
+    fn take_prompt_leaves_the_request_with_an_empty_prompt() {
+        let whole = build_summary_request(&hello_spec()).unwrap();
+        let mut shell = whole.clone();
+        let prompt = shell
+            .take_prompt()
+            .expect("a built request holds its prompt");
+        assert_eq!(
+            prompt,
+            format!("<conversation>\n[User]: hello\n</conversation>\n\n{SUMMARIZATION_PROMPT}")
+        );
+        let AgentMessage::User(u) = &shell.messages[0] else {
+            unreachable!()
+        };
+        assert_eq!(u.content.text(""), "");
+        // the rest is the request as built
+        shell.messages = whole.messages.clone();
+        assert_eq!(shell, whole);
+    }
+
+    #[test]
     fn the_brief_travels_as_context_of_the_request() {
         let spec = SummaryRequestSpec {
             brief: Some("Audit src/ for unsafe casts"),

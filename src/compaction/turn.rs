@@ -12,7 +12,7 @@ use super::context::Item;
 use crate::decode::decode_struct;
 use crate::error::Result;
 use crate::facts::MessageFacts;
-use crate::message::AgentMessage;
+use crate::message::{AgentMessage, Content, ContentBlock, UserMessage};
 use crate::tokens::tokens_from_f64;
 
 /// Host options of a boundary step.
@@ -131,6 +131,24 @@ pub struct SummaryRequest {
     pub bounded: bool,
     /// Serialized parts dropped from the oldest end to fit.
     pub omitted_parts: usize,
+}
+
+impl SummaryRequest {
+    /// Takes the prompt out (the text of the one user message), leaving it empty; `None`
+    /// when the request holds no such message (it always does as built here). The binding
+    /// writes the rest as JSON and sets the prompt into the result, one string crossing.
+    pub fn take_prompt(&mut self) -> Option<String> {
+        match self.messages.first_mut() {
+            Some(AgentMessage::User(UserMessage {
+                content: Content::Blocks(blocks),
+                ..
+            })) => match blocks.first_mut() {
+                Some(ContentBlock::Text(text)) => Some(std::mem::take(&mut text.text)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
 }
 
 /// The synchronous first half: what to do, and the summary request(s) to send.

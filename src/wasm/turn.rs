@@ -36,7 +36,6 @@ use crate::compaction::turn::{
 };
 use crate::compaction::{Next, Reply};
 use crate::error::Error;
-use crate::message::{AgentMessage, Content, ContentBlock};
 use crate::role::Role;
 use crate::text_build::Owned;
 
@@ -94,16 +93,7 @@ pub fn read_config(input: &JsValue, path: &str) -> Result<TurnConfig, Error> {
 /// 730-message history was a third of a compaction's time in wasm).
 fn request_to_js(request: &SummaryRequest) -> Result<JsValue, JsValue> {
     let mut shell = request.clone();
-    let prompt = match shell.messages.first_mut() {
-        Some(AgentMessage::User(user)) => match &mut user.content {
-            Content::Blocks(blocks) => match blocks.first_mut() {
-                Some(ContentBlock::Text(text)) => Some(std::mem::take(&mut text.text)),
-                _ => None,
-            },
-            Content::Text(_) => None,
-        },
-        _ => None,
-    };
+    let prompt = shell.take_prompt();
     let value = to_js(&shell)?;
     if let Some(prompt) = prompt {
         dc_set_prompt(&value, &prompt);
