@@ -104,6 +104,9 @@ const config = { budget: bigBudget, modelId: "bench/model", options: { now: 0 } 
 const settings = { reserveTokens: 16384, keepRecentTokens: 20000 };
 const piSettings = { enabled: true, ...settings };
 const entriesOf = (messages) => messages.map((message, i) => ({ type: "message", id: `e${i}`, parentId: i ? `e${i - 1}` : null, timestamp: new Date(0).toISOString(), message }));
+/** The median of samples (sorted in place). */
+const med = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
+const tools = [{ name: "read", description: "Read a file.", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } }];
 
 // ---------------------------------------------------------------- warm-up
 // V8 compiles wasm with its baseline compiler first and optimizes hot functions later;
@@ -193,7 +196,6 @@ for (const [label, messages] of sessions) {
 // over the session's entries + serializeConversation(convertToLlm) of what it summarizes.
 // The window is the smallest whose hard limit lies between the two histories' estimates.
 {
-  const tools = [{ name: "read", description: "Read a file.", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } }];
   for (const [label, session] of sessions) {
     const messages = [{ role: "user", content: "Task brief.", timestamp: 0 }, ...session];
     const after = dc.estimateContextTokens(messages).tokens;
@@ -236,7 +238,6 @@ for (const [label, messages] of sessions) {
     const t = [];
     for (let i = 0; i < 5; i++) { await ours(); theirs(); }
     for (let i = 0; i < (QUICK ? 9 : 21); i++) { o.push(await ours()); t.push(theirs()); }
-    const med = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
     row("compaction through the pi hook", `plan + summary text + request: ${label}`, med(o), med(t), "pi prepareCompaction + serializeConversation(convertToLlm)", "≤ 1×");
   }
 }
@@ -251,7 +252,6 @@ for (const [label, messages] of sessions) {
 {
   const HOOK_CALLS = 100;
   const turns = turnsOf(large);
-  const tools = [{ name: "read", description: "Read a file.", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } }];
   const bases = SIZES.map((n) => [n, generated(large, n)]);
   const times = Object.fromEntries(SIZES.map((n) => [n, []]));
   for (let round = 0; round < 9; round++) {
@@ -324,7 +324,6 @@ if (!PKG) {
       recipe[n].push(((performance.now() - t0) * 1000) / 5);
     }
   }
-  const med = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
   let k = 0;
   const stringify = median(() => JSON.stringify(turns[k++ % turns.length]), { samples: 7, minMs: 15 });
   for (const n of AI_SIZES) {
